@@ -1,0 +1,109 @@
+"""``RuleConfig``: every option and stake of RULES.md, validated on construction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+CARDS_PER_HAND = 10
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+
+FIRST_LEADER_CHOICES = ("lowest_card", "host", "random")
+BAO1_CHOICES = ("penalty", "forced")
+FINISH_ON_TWO_CHOICES = ("pay_played", "lose_and_continue")
+INSTANT_WIN_TYPES = ("dragon", "four_twos", "same_colour", "three_triples", "five_pairs")
+"""Instant-win types, strongest first (RULES.md §9 priority order)."""
+
+_STAKES = ("card_value", "thoi_per_two", "chop_per_two", "chop_per_quad", "sam_unit", "instant_win_unit", "cong_cards")
+
+
+class RuleConfigError(ValueError):
+    """A rule option with a value RULES.md does not allow."""
+
+
+@dataclass(frozen=True)
+class RuleConfig:
+    """The rules of one table. Defaults are the ones RULES.md marks **default**.
+
+    Attributes:
+        n_players: seats at the table, 2–5 (§1).
+        straights_with_two: 2s may sit in straights (``A-2-3``, ``2-3-4-5``) (§3).
+        first_leader: who leads the first hand of a table: ``lowest_card``, ``host`` or ``random`` (§6).
+        bao1: the responsibility rule when the next seat has one card: ``penalty`` (an undersized
+            single is legal but costly) or ``forced`` (it is illegal) (§7).
+        allow_sam: whether the báo Sâm phase takes place (§8).
+        instant_wins: which instant-win hands count (§9), a subset of ``INSTANT_WIN_TYPES``.
+        finish_on_two: what happens to a seat whose last play is only 2s: ``pay_played`` or
+            ``lose_and_continue`` (§11).
+        cong_cards: cards charged to a loser that never played ("cóng") (§10).
+        card_value, thoi_per_two, chop_per_two, chop_per_quad, sam_unit, instant_win_unit:
+            the stakes of §12, in units of the bet X.
+    """
+
+    n_players: int = 4
+    straights_with_two: bool = True
+    first_leader: str = "lowest_card"
+    bao1: str = "penalty"
+    allow_sam: bool = True
+    instant_wins: frozenset[str] = field(default_factory=lambda: frozenset({"four_twos"}))
+    finish_on_two: str = "pay_played"
+    cong_cards: int = 10
+    card_value: int = 1
+    thoi_per_two: int = 4
+    chop_per_two: int = 4
+    chop_per_quad: int = 4
+    sam_unit: int = 20
+    instant_win_unit: int = 20
+
+    def __post_init__(self) -> None:
+        n = self.n_players
+        if not _is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+            _fail("n_players", n, f"an int from {MIN_PLAYERS} to {MAX_PLAYERS}")
+        for name in ("straights_with_two", "allow_sam"):
+            if not isinstance(getattr(self, name), bool):
+                _fail(name, getattr(self, name), "True or False")
+        for name, choices in (
+            ("first_leader", FIRST_LEADER_CHOICES),
+            ("bao1", BAO1_CHOICES),
+            ("finish_on_two", FINISH_ON_TWO_CHOICES),
+        ):
+            if getattr(self, name) not in choices:
+                _fail(name, getattr(self, name), "one of " + ", ".join(repr(c) for c in choices))
+        wins = self.instant_wins
+        if isinstance(wins, str) or not isinstance(wins, Iterable):
+            _fail("instant_wins", wins, f"a set drawn from {list(INSTANT_WIN_TYPES)}")
+        wins = frozenset(wins)
+        unknown = sorted(w for w in wins if w not in INSTANT_WIN_TYPES)
+        if unknown:
+            _fail("instant_wins", sorted(wins), f"a set drawn from {list(INSTANT_WIN_TYPES)} (unknown: {unknown})")
+        object.__setattr__(self, "instant_wins", wins)
+        for name in _STAKES:
+            value = getattr(self, name)
+            if not _is_int(value) or value < 0:
+                _fail(name, value, "a non-negative int (units of the bet X)")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON/YAML-friendly dict (``instant_wins`` as a sorted list)."""
+        out = asdict(self)
+        out["instant_wins"] = sorted(self.instant_wins)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleConfig:
+        """Build from a dict such as :meth:`to_dict` gives; unknown keys are an error."""
+        if not isinstance(data, Mapping):
+            raise RuleConfigError(f"rules must be a mapping of option names to values, got {data!r}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise RuleConfigError(f"unknown rule option(s) {unknown}; expected some of {sorted(known)}")
+        return cls(**data)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _fail(name: str, value: object, allowed: str) -> None:
+    raise RuleConfigError(f"RuleConfig.{name} = {value!r} is not allowed; expected {allowed}")
