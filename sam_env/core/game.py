@@ -123,6 +123,8 @@ class Hand:
         self.unary: list[int] = [unary_mask([_POP[(h >> (4 * r)) & 0xF] for r in range(N_RANKS)]) for h in hands]
         self.n_cards: list[int] = [h.bit_count() for h in hands]
         self.played: list[int] = [0] * n
+        self.played_unary: list[int] = [0] * n
+        """Rank counts of ``played`` in the unary form of :mod:`.combos` (for observations)."""
         self.n_played: list[int] = [0] * n
         self.out: list[bool] = [False] * n
         """Seats that finished on 2s under ``lose_and_continue`` and left the hand as losers."""
@@ -139,7 +141,8 @@ class Hand:
         self._tables = rule_tables(rules)
         self._mask: np.ndarray | None = None
         self._undersized_by: int | None = None
-        self._finished_on_two: list[int] = []
+        self.finished_on_two: list[int] = []
+        """Seats whose last play was only 2s (§11), in order."""
         self._final_twos: list[int] = [0] * n
         self._sam_asked = 0
         self.to_act = leader
@@ -267,16 +270,24 @@ class Hand:
             self._advance(seat)
 
     def _remove_cards(self, seat: int, move: int) -> None:
-        hand, unary, played = self.hands[seat], self.unary[seat], self.played[seat]
+        hand, unary, played, played_unary = (
+            self.hands[seat],
+            self.unary[seat],
+            self.played[seat],
+            self.played_unary[seat],
+        )
         for r, k in _NEEDS[move]:
             shift = 4 * r
             nib = (hand >> shift) & 0xF
             taken = _TAKE[nib][k] << shift
             hand ^= taken
-            played |= taken
             c = _POP[nib]
             unary -= (_UNARY[c] - _UNARY[c - k]) << shift
-        self.hands[seat], self.unary[seat], self.played[seat] = hand, unary, played
+            p = _POP[(played >> shift) & 0xF]
+            played_unary += (_UNARY[p + k] - _UNARY[p]) << shift
+            played |= taken
+        self.hands[seat], self.unary[seat] = hand, unary
+        self.played[seat], self.played_unary[seat] = played, played_unary
         size = _SIZE[move]
         self.n_cards[seat] -= size
         self.n_played[seat] += size
@@ -316,11 +327,11 @@ class Hand:
             if rules.finish_on_two == "pay_played":
                 for o in others:
                     self._transfer(seat, o, rules.card_value * self.n_played[o], Reason.FINISH_ON_TWO)
-                self._finished_on_two.append(seat)
+                self.finished_on_two.append(seat)
                 self._end(EndReason.FINISH_ON_TWO, winner=None, next_leader=seat)
                 return
             self.out[seat] = True
-            self._finished_on_two.append(seat)
+            self.finished_on_two.append(seat)
             self._final_twos[seat] = _TWOS[move]
             remaining = [s for s in range(n) if not self.out[s]]
             if len(remaining) == 1:
@@ -347,7 +358,7 @@ class Hand:
         else:
             for payer, amount, reason in owed:
                 self._transfer(payer, winner, amount, reason)
-        for s in self._finished_on_two:
+        for s in self.finished_on_two:
             self._transfer(s, winner, self._final_twos[s] * rules.thoi_per_two, Reason.FINISH_ON_TWO)
         self._end(EndReason.NORMAL, winner=winner, next_leader=winner, responsible=responsible)
 
@@ -401,6 +412,6 @@ class Hand:
             ledger=tuple(self.ledger),
             net=tuple(self.net()),
             sam_declarer=self.sam_declarer,
-            finished_on_two=tuple(self._finished_on_two),
+            finished_on_two=tuple(self.finished_on_two),
             **extra,
         )

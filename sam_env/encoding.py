@@ -1,0 +1,180 @@
+"""Observation and action tables: the numbers a learning agent sees.
+
+Actions are the combination ids of :mod:`sam_env.core.combos` (one fixed ``Discrete`` space for
+every rule configuration). Observations are flat ``float32`` vectors assembled from named blocks
+(see :func:`observation_layout`); the layout depends only on the number of seats.
+
+Rank counts are written *unary* (13 ranks × 4 bits: "holds at least 1, 2, 3, 4"), which is
+what a network needs to see pairs, triples and quads at a glance, and suits are dropped because
+they never decide a play. Seats are *relative*: block row 0 is the observer, row 1 the next seat
+in turn order, and so on — the same policy can then sit in any seat.
+
+Bump :data:`ENCODING_VERSION` whenever the layout or the action table changes: checkpoints
+record it and refuse to load across versions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core.cards import FULL_DECK, N_RANKS, N_SUITS
+from .core.combos import N_COMBOS, combo_index, combo_name
+from .core.game import NO_PLAY, Hand, Phase
+from .core.rules import CARDS_PER_HAND
+
+ENCODING_VERSION = 1
+N_ACTIONS = N_COMBOS
+UNARY = N_RANKS * N_SUITS
+CHAIN_SCALE = 20.0
+"""Chop-chain money is divided by this (one Sâm unit at default stakes) to keep it near 1."""
+
+
+def action_name(index: int) -> str:
+    """Stable name of an action index, e.g. ``action_name(5) == "single:5"``."""
+    return combo_name(index)
+
+
+def action_index(name: str) -> int:
+    """Action index of a name such as ``"pair:K"``, ``"straight:A-3"`` or ``"double_quad:5+9"``."""
+    return combo_index(name)
+
+
+def observation_layout(n_players: int) -> list[tuple[str, int]]:
+    """Named blocks of the observation vector, in order, with their sizes."""
+    n = n_players
+    return [
+        ("hand", UNARY),  # own rank counts, unary
+        ("unseen", UNARY),  # rank counts of cards the observer cannot see, unary
+        ("played", n * UNARY),  # per relative seat: rank counts played this hand, unary
+        ("cards_left", n * (CARDS_PER_HAND + 1)),  # per relative seat: one-hot 0..10
+        ("one_card", n),  # per relative seat: báo 1
+        ("table_play", N_COMBOS),  # one-hot combination to beat; zeros on a free lead
+        ("table_owner", n),  # relative seat that made it
+        ("passed", n),  # relative seats out of the current trick
+        ("out", n),  # relative seats out of the hand (finished on 2s, lose_and_continue)
+        ("sam_declarer", n),  # relative seat that declared Sâm
+        ("leader", n),  # the would-be leader, asked first about Sâm
+        ("phase", len(Phase)),  # one-hot: Sâm decisions, play, over
+        ("responsible", 1),  # the observer is the upper seat of a one-card seat
+        ("chain_value", 1),  # chop-chain money at stake on the table / CHAIN_SCALE
+    ]
+
+
+def state_layout(n_players: int) -> list[tuple[str, int]]:
+    """Named blocks of the perfect-information state (absolute seats), for centralized critics."""
+    n = n_players
+    return [
+        ("hands", n * UNARY),
+        ("played", n * UNARY),
+        ("cards_left", n * (CARDS_PER_HAND + 1)),
+        ("table_play", N_COMBOS),
+        ("table_owner", n),
+        ("passed", n),
+        ("out", n),
+        ("sam_declarer", n),
+        ("leader", n),
+        ("to_act", n),
+        ("phase", len(Phase)),
+        ("chain_value", 1),
+    ]
+
+
+def _offsets(layout: list[tuple[str, int]]) -> tuple[dict[str, int], int]:
+    offsets, pos = {}, 0
+    for name, size in layout:
+        offsets[name] = pos
+        pos += size
+    return offsets, pos
+
+
+def _unary_of_chunk(chunk: int) -> int:
+    out = 0
+    for r in range(4):
+        count = ((chunk >> (4 * r)) & 0xF).bit_count()
+        out |= ((1 << count) - 1) << (4 * r)
+    return out
+
+
+_UNARY16 = tuple(_unary_of_chunk(c) for c in range(1 << 16))
+"""Card bits of four ranks → their unary rank counts; four look-ups convert a whole hand."""
+
+
+def unary_of_cards(mask: int) -> int:
+    """Unary rank-count mask (bits ``4r … 4r+c-1``) of a card mask."""
+    t = _UNARY16
+    return t[mask & 0xFFFF] | t[(mask >> 16) & 0xFFFF] << 16 | t[(mask >> 32) & 0xFFFF] << 32 | t[mask >> 48] << 48
+
+
+class Encoder:
+    """Builds observation and state vectors for one seat count; the layouts are computed once.
+
+    Every entry but the chop-chain value is 0/1, so a vector is assembled as the bits of one
+    Python integer and unpacked by numpy in a single call: a few microseconds per observation.
+    """
+
+    def __init__(self, n_players: int) -> None:
+        self.n_players = n_players
+        self.layout = observation_layout(n_players)
+        self.state_layout = state_layout(n_players)
+        self._obs, self.size = _offsets(self.layout)
+        self._state, self.state_size = _offsets(self.state_layout)
+        self._seat_orders = [[(seat + k) % n_players for k in range(n_players)] for seat in range(n_players)]
+        self.high = self._high(self._obs, self.size)
+        self.state_high = self._high(self._state, self.state_size)
+
+    @staticmethod
+    def _high(offsets: dict[str, int], size: int) -> np.ndarray:
+        high = np.ones(size, dtype=np.float32)
+        high[offsets["chain_value"]] = np.inf
+        return high
+
+    def observe(self, hand: Hand, seat: int) -> np.ndarray:
+        """The observation of ``seat`` (seat-relative; see :func:`observation_layout`)."""
+        o = self._obs
+        seen = hand.hands[seat]
+        for p in hand.played:
+            seen |= p
+        bits = hand.unary[seat] << o["hand"] | unary_of_cards(FULL_DECK ^ seen) << o["unseen"]
+        bits |= self._seat_bits(o, hand, self._seat_orders[seat])
+        if hand.phase is Phase.PLAY and hand.responsible(seat):
+            bits |= 1 << o["responsible"]
+        return self._vector(bits, o, self.size, hand, seat)
+
+    def state(self, hand: Hand) -> np.ndarray:
+        """The perfect-information state (absolute seats; see :func:`state_layout`)."""
+        o = self._state
+        bits = self._seat_bits(o, hand, self._seat_orders[0])
+        for s, unary in enumerate(hand.unary):
+            bits |= unary << (o["hands"] + s * UNARY)
+        if not hand.over:
+            bits |= 1 << (o["to_act"] + hand.to_act)
+        return self._vector(bits, o, self.state_size, hand, 0)
+
+    def _seat_bits(self, o: dict[str, int], hand: Hand, seats: list[int]) -> int:
+        """Per-seat blocks (played cards, cards left, báo 1, passed, out), seats in the given order."""
+        bits = 0
+        played, left, one, passed, gone = o["played"], o["cards_left"], o.get("one_card"), o["passed"], o["out"]
+        for rel, s in enumerate(seats):
+            n_cards = hand.n_cards[s]
+            bits |= hand.played_unary[s] << (played + rel * UNARY) | 1 << (left + rel * (CARDS_PER_HAND + 1) + n_cards)
+            if n_cards == 1 and one is not None:
+                bits |= 1 << (one + rel)
+            if hand.passed[s]:
+                bits |= 1 << (passed + rel)
+            if hand.out[s]:
+                bits |= 1 << (gone + rel)
+        return bits
+
+    def _vector(self, bits: int, o: dict[str, int], size: int, hand: Hand, seat: int) -> np.ndarray:
+        """Add the blocks shared by observation and state (seats relative to ``seat``) and unpack."""
+        n = self.n_players
+        if hand.table_combo != NO_PLAY:
+            bits |= 1 << (o["table_play"] + hand.table_combo) | 1 << (o["table_owner"] + (hand.table_owner - seat) % n)
+        if hand.sam_declarer is not None:
+            bits |= 1 << (o["sam_declarer"] + (hand.sam_declarer - seat) % n)
+        bits |= 1 << (o["leader"] + (hand.leader - seat) % n) | 1 << (o["phase"] + hand.phase)
+        raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
+        out = np.unpackbits(raw, count=size, bitorder="little").astype(np.float32)
+        if hand.table_combo != NO_PLAY:
+            out[o["chain_value"]] = hand.chain_value() / CHAIN_SCALE
+        return out

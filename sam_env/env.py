@@ -1,0 +1,296 @@
+"""
+# Sâm Lốc
+
+| Import             | `from sam_env import env, raw_env`                 |
+|--------------------|----------------------------------------------------|
+| Actions            | Discrete                                           |
+| Parallel API       | No                                                 |
+| Manual Control     | Yes (`sam-play`)                                   |
+| Agents             | `['player_0', …, 'player_3']` (2–5 via `RuleConfig`) |
+| Action Shape       | (1,)                                               |
+| Action Values      | [0, 200]                                           |
+| Observation Shape  | (586,) for 4 players (see below)                   |
+| Observation Values | [0, 1] (the chop-chain entry is unbounded)         |
+
+Sâm Lốc is a Vietnamese climbing card game: 10 cards each, singles, pairs, triples, quads and
+straights beat equal plays of higher rank, quads "chop" 2s, and the first seat to empty its
+hand takes money from every other seat. The rules are those of `RULES.md`, configured with
+`rules=RuleConfig(...)` (every option of the specification, with its defaults).
+
+### Agents
+
+`player_i` sits in seat `i`; seats act in turn order `i → i+1`, but tricks and passes break
+round-robin, so always read `env.agent_selection`. Before play, each seat in turn from the
+would-be leader may declare Sâm (`declare_sam` / `decline_sam`).
+
+### Action space
+
+One fixed `Discrete(201)` space for every rule configuration; each index has a stable name
+(`sam_env.action_name(i)`, `sam_env.action_index(name)`): `pass`, `declare_sam`, `decline_sam`,
+`single:7`, `pair:K`, `triple:10`, `quad:9`, `straight:A-3` (lowest to highest along
+`A 2 3 … K A`; `Q-A` is Q-K-A), `double_quad:5+9`. Actions are rank-level: suits never decide a
+play, and the engine picks the suits that leave the hand.
+
+### Observation space
+
+A dict with `"observation"` (float32 vector, seat-relative: the observer first, then the seats
+in turn order) and `"action_mask"` (int8 over the 201 actions: exactly the legal moves of the
+agent to act, all zeros for every other agent). The vector is the concatenation of these blocks
+(`sam_env.encoding.observation_layout(n)`), rank counts written unary (13 ranks × "at least
+1, 2, 3, 4"):
+
+| block | size | meaning |
+|---|---|---|
+| hand | 52 | own rank counts |
+| unseen | 52 | rank counts of cards the observer cannot see |
+| played | 52·n | cards each seat has played this hand |
+| cards_left | 11·n | one-hot cards left per seat |
+| one_card | n | seats with one card left (báo 1) |
+| table_play | 201 | the play to beat (zeros on a free lead) |
+| table_owner | n | who made it |
+| passed | n | seats out of the current trick |
+| out | n | seats out of the hand (finished on 2s, `lose_and_continue`) |
+| sam_declarer | n | who declared Sâm |
+| leader | n | the would-be leader (asked first about Sâm) |
+| phase | 3 | Sâm decisions / play / over |
+| responsible | 1 | the observer must respect báo 1 (upper seat of a one-card seat) |
+| chain_value | 1 | chop money at stake on the table, / 20 |
+
+`state()` returns the perfect-information state (absolute seats, every hand) for centralized
+critics; `env.unwrapped.seat_view(agent)` gives the same information as an observation as plain
+domain values (`SeatView`) for rule-based bots.
+
+### Rewards
+
+Money in units of the bet X, times `reward_scale`, credited to the seat it belongs to when it
+changes hands: chop money at the chop (also to a seat that is not acting), the settlement when
+the hand ends. Over a hand each agent's rewards sum to its net in the ledger; the ledger is
+`env.unwrapped.ledger` and the final `infos[agent]["result"]`. Every hand is zero-sum.
+
+### Reset
+
+* `reset(seed=s)`: a new table (the first hand follows `first_leader`).
+* `reset()`: the next hand of the same table; the previous winner leads.
+* `reset(options={"hands": [[card, …], …], "leader": seat})`: an explicit deal in RULES.md card
+  notation (`"10H"`, `"QS"`), and/or a forced would-be leader.
+  Unknown keys raise `ValueError` (pass `strict_options=False` to the constructor to ignore them
+  with a warning instead, which PettingZoo's `api_test` needs since it sends a dummy option).
+
+A deal with an instant win (§9) is decided before anyone acts: `reset` leaves every agent
+terminated with its money already in `last()`'s reward, and each agent steps `None` once.
+
+### Version history
+
+* v0: initial release.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .core.game import Hand
+from .core.ledger import HandResult, Transfer
+from .core.render import render_hand
+from .core.rules import RuleConfig
+from .core.table import Table
+from .core.view import SeatView
+from .encoding import N_ACTIONS, Encoder
+
+RESET_OPTIONS = ("hands", "leader")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment with PettingZoo's standard order-enforcing wrapper.
+
+    Illegal actions are not turned into penalties (PettingZoo's ``TerminateIllegalWrapper``):
+    they raise :class:`~sam_env.core.IllegalMoveError`, since a rules engine that silently
+    accepts a bad move corrupts experiments.
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv):
+    """Sâm Lốc as a PettingZoo AEC environment (see the module docstring)."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "name": "sam_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        rules: RuleConfig | None = None,
+        render_mode: str | None = None,
+        reward_scale: float = 1.0,
+        strict_options: bool = True,
+    ) -> None:
+        super().__init__()
+        rules = RuleConfig() if rules is None else rules
+        if not isinstance(rules, RuleConfig):
+            raise TypeError(f"rules must be a sam_env.RuleConfig, got {type(rules).__name__}: {rules!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r} is not supported; expected None, 'ansi' or 'human'")
+        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
+            raise ValueError(f"reward_scale={reward_scale!r} must be a positive number")
+        if not math.isfinite(reward_scale):
+            raise ValueError(f"reward_scale={reward_scale!r} must be finite")
+        self.rules = rules
+        self.render_mode = render_mode
+        self.reward_scale = float(reward_scale)
+        self.strict_options = strict_options
+        n = rules.n_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.encoder = Encoder(n)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, self.encoder.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, self.encoder.state_high, dtype=np.float32)
+        self.table: Table | None = None
+        self.hand: Hand | None = None
+        self._ledger_seen = 0
+        self._rewards_pending = False
+        self._no_mask = np.zeros(N_ACTIONS, dtype=np.int8)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ API
+
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        hands, leader = self._parse_options(options)
+        if seed is not None or self.table is None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+            self.table = Table(self.rules, self.np_random)
+        hand = self.table.new_hand(deal=hands, leader=leader)
+        self.hand = hand
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._ledger_seen = 0
+        self._rewards_pending = False
+        self.agent_selection = self.possible_agents[hand.to_act]
+        if hand.over:
+            self._credit_new_transfers()
+            self._accumulate_rewards()
+            self._mark_over(hand.result)
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        hand = self.hand
+        self._cumulative_rewards[agent] = 0.0
+        hand.step(action)
+        if self._rewards_pending:
+            self._clear_rewards()
+            self._rewards_pending = False
+        if len(hand.ledger) > self._ledger_seen:
+            self._credit_new_transfers()
+            self._accumulate_rewards()
+        if hand.over:
+            self._mark_over(hand.result)
+        else:
+            self.agent_selection = self.possible_agents[hand.to_act]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        hand = self.hand
+        acting = not hand.over and hand.to_act == seat
+        return {
+            "observation": self.encoder.observe(hand, seat),
+            "action_mask": hand.legal_mask().astype(np.int8) if acting else self._no_mask.copy(),
+        }
+
+    def state(self) -> np.ndarray:
+        return self.encoder.state(self.hand)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
+            return None
+        text = render_hand(self.hand)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release: rendering is plain text."""
+
+    # ------------------------------------------------------------------ extras
+
+    @property
+    def ledger(self) -> list[Transfer]:
+        """Every transfer of the current hand so far (payer, payee, amount in X, reason)."""
+        return list(self.hand.ledger)
+
+    @property
+    def result(self) -> HandResult | None:
+        return self.hand.result
+
+    def seat_view(self, agent: str) -> SeatView:
+        """What ``agent`` may know now, as plain domain values (for rule-based bots)."""
+        return SeatView.of(self.hand, self._seat[agent])
+
+    def agent_of_seat(self, seat: int) -> str:
+        return self.possible_agents[seat]
+
+    def seat_of(self, agent: str) -> int:
+        return self._seat[agent]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _credit_new_transfers(self) -> None:
+        names, scale = self.possible_agents, self.reward_scale
+        for t in self.hand.ledger[self._ledger_seen :]:
+            self.rewards[names[t.payer]] -= t.amount * scale
+            self.rewards[names[t.payee]] += t.amount * scale
+        self._ledger_seen = len(self.hand.ledger)
+        self._rewards_pending = True
+
+    def _mark_over(self, result: HandResult) -> None:
+        summary = result.to_dict()
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a] = {"result": summary, "net": result.net[self._seat[a]]}
+
+    def _parse_options(self, options: Mapping[str, Any] | None) -> tuple[Any, int | None]:
+        if options is None:
+            return None, None
+        if not isinstance(options, Mapping):
+            raise ValueError(f"reset options must be a dict with keys {list(RESET_OPTIONS)}, got {options!r}")
+        unknown = sorted(k for k in options if k not in RESET_OPTIONS)
+        if unknown:
+            message = f"unknown reset option(s) {unknown}; expected some of {list(RESET_OPTIONS)}"
+            if self.strict_options:
+                raise ValueError(message)
+            warnings.warn(message + " (ignored)", stacklevel=3)
+        return options.get("hands"), options.get("leader")
