@@ -111,11 +111,12 @@ def combo_index(name: str) -> int:
     if name in _BY_NAME:
         return _BY_NAME[name]
     head, _, tail = str(name).strip().partition(":")
+    head = head.lower()
     try:
         if tail:
             sep = "-" if head == "straight" else "+"
             ranks = [RANK_NAMES[parse_rank(p)] for p in tail.split(sep)]
-            canonical = f"{head.lower()}:{sep.join(ranks)}"
+            canonical = f"{head}:{sep.join(ranks)}"
             if canonical in _BY_NAME:
                 return _BY_NAME[canonical]
     except ValueError:
