@@ -4,6 +4,8 @@
 wrapper; ``sam_env.raw_env`` the unwrapped class; ``sam_env.core`` the rules engine alone.
 """
 
+import gymnasium
+
 from .core import (
     CardError,
     DealError,
@@ -20,6 +22,9 @@ from .core import (
 from .encoding import ENCODING_VERSION, N_ACTIONS, action_index, action_name
 from .env import env, raw_env
 from .policy import Policy
+from .wrappers import SingleAgentEnv
+
+gymnasium.register(id="sam_env/Sam-v0", entry_point="sam_env.wrappers:SingleAgentEnv")
 
 __all__ = [
     "ENCODING_VERSION",
@@ -34,6 +39,7 @@ __all__ = [
     "RuleConfig",
     "RuleConfigError",
     "SeatView",
+    "SingleAgentEnv",
     "Table",
     "Transfer",
     "action_index",

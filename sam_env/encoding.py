@@ -26,7 +26,7 @@ ENCODING_VERSION = 1
 N_ACTIONS = N_COMBOS
 UNARY = N_RANKS * N_SUITS
 CHAIN_SCALE = 20.0
-"""Chop-chain money is divided by this (one Sâm unit at default stakes) to keep it near 1."""
+"""Chop-chain money ``v`` is observed as ``v / (v + CHAIN_SCALE)``: monotone, 0.5 at one Sâm unit, below 1."""
 
 
 def action_name(index: int) -> str:
@@ -56,7 +56,7 @@ def observation_layout(n_players: int) -> list[tuple[str, int]]:
         ("leader", n),  # the would-be leader, asked first about Sâm
         ("phase", len(Phase)),  # one-hot: Sâm decisions, play, over
         ("responsible", 1),  # the observer is the upper seat of a one-card seat
-        ("chain_value", 1),  # chop-chain money at stake on the table / CHAIN_SCALE
+        ("chain_value", 1),  # chop-chain money v at stake on the table, as v / (v + CHAIN_SCALE)
     ]
 
 
@@ -119,14 +119,6 @@ class Encoder:
         self._obs, self.size = _offsets(self.layout)
         self._state, self.state_size = _offsets(self.state_layout)
         self._seat_orders = [[(seat + k) % n_players for k in range(n_players)] for seat in range(n_players)]
-        self.high = self._high(self._obs, self.size)
-        self.state_high = self._high(self._state, self.state_size)
-
-    @staticmethod
-    def _high(offsets: dict[str, int], size: int) -> np.ndarray:
-        high = np.ones(size, dtype=np.float32)
-        high[offsets["chain_value"]] = np.inf
-        return high
 
     def observe(self, hand: Hand, seat: int) -> np.ndarray:
         """The observation of ``seat`` (seat-relative; see :func:`observation_layout`)."""
@@ -176,5 +168,6 @@ class Encoder:
         raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
         out = np.unpackbits(raw, count=size, bitorder="little").astype(np.float32)
         if hand.table_combo != NO_PLAY:
-            out[o["chain_value"]] = hand.chain_value() / CHAIN_SCALE
+            value = hand.chain_value()
+            out[o["chain_value"]] = value / (value + CHAIN_SCALE)
         return out

@@ -10,7 +10,7 @@
 | Action Shape       | (1,)                                               |
 | Action Values      | [0, 200]                                           |
 | Observation Shape  | (586,) for 4 players (see below)                   |
-| Observation Values | [0, 1] (the chop-chain entry is unbounded)         |
+| Observation Values | [0, 1]                                             |
 
 Sâm Lốc is a Vietnamese climbing card game: 10 cards each, singles, pairs, triples, quads and
 straights beat equal plays of higher rank, quads "chop" 2s, and the first seat to empty its
@@ -54,7 +54,7 @@ agent to act, all zeros for every other agent). The vector is the concatenation 
 | leader | n | the would-be leader (asked first about Sâm) |
 | phase | 3 | Sâm decisions / play / over |
 | responsible | 1 | the observer must respect báo 1 (upper seat of a one-card seat) |
-| chain_value | 1 | chop money at stake on the table, / 20 |
+| chain_value | 1 | chop money v at stake on the table, as v / (v + 20) |
 
 `state()` returns the perfect-information state (absolute seats, every hand) for centralized
 critics; `env.unwrapped.seat_view(agent)` gives the same information as an observation as plain
@@ -125,6 +125,7 @@ class raw_env(AECEnv):
         "render_modes": ["ansi", "human"],
         "name": "sam_v0",
         "is_parallelizable": False,
+        "render_fps": 1,
     }
 
     def __init__(
@@ -155,13 +156,13 @@ class raw_env(AECEnv):
         self.encoder = Encoder(n)
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, self.encoder.high, dtype=np.float32),
+                "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (N_ACTIONS,), dtype=np.int8),
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
-        self.state_space = spaces.Box(0.0, self.encoder.state_high, dtype=np.float32)
+        self.state_space = spaces.Box(0.0, 1.0, (self.encoder.state_size,), dtype=np.float32)
         self.table: Table | None = None
         self.hand: Hand | None = None
         self._ledger_seen = 0

@@ -1,0 +1,213 @@
+"""The single-agent (gymnasium) view: one learner seat, the other seats played by given policies.
+
+This is what single-agent libraries such as Stable-Baselines3 and sb3-contrib's MaskablePPO
+train on. The learner's reward for a step is the money its *own* seat received between its
+decisions: chop money paid to or by it during the opponents' turns and the settlement at the
+end of the hand (never another seat's reward; cf. PettingZoo issue 1147).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .core.rules import RuleConfig
+from .core.view import SeatView
+from .env import raw_env
+from .policy import Policy
+
+OpponentArg = Policy | Sequence[Policy] | None
+MAX_REDEALS = 1000
+"""Hands dealt in one ``reset`` before giving up on reaching a learner decision (never hit in practice)."""
+
+
+class LegalDiscrete(spaces.Discrete):
+    """The action space of the single-agent view: ``sample()`` without a mask draws a *legal* action.
+
+    Illegal actions raise in this environment, so an unmasked sample would be useless; with
+    this default, ``env.action_space.sample()`` is a correct random policy (and gymnasium's and
+    SB3's environment checkers, which step with unmasked samples, exercise real moves). The
+    link to the environment is not pickled: a saved copy is a plain ``Discrete`` space.
+    """
+
+    def __init__(self, n: int, legal_mask: Callable[[], np.ndarray] | None = None) -> None:
+        super().__init__(n)
+        self._legal_mask = legal_mask
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
+        if mask is None and probability is None and self._legal_mask is not None:
+            mask = self._legal_mask().astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_legal_mask"] = None
+        return state
+
+
+class SingleAgentEnv(gym.Env):
+    """Sâm Lốc for one learner seat against fixed opponent policies.
+
+    Args:
+        opponents: one policy for every other seat, or one per other seat (in seat order,
+            skipping the learner). ``None``: uniformly random legal moves drawn from the
+            environment's own generator (seeded by ``reset(seed=…)``).
+        learner_seat: the learner's seat, or ``None`` for a uniformly random seat each hand.
+        rules, reward_scale, render_mode: as for :class:`sam_env.raw_env`.
+        on_illegal: ``"raise"`` (default): an illegal action raises
+            :class:`~sam_env.core.IllegalMoveError`. ``"penalty"``: it ends the hand at once with
+            reward ``-illegal_penalty`` (in X, times ``reward_scale``) and ``info["illegal_action"]``
+            naming it — for algorithms without action masking, and for gymnasium's environment
+            checker, whose determinism check steps with an action sampled before ``reset``.
+        illegal_penalty: the money an illegal action costs under ``on_illegal="penalty"``.
+
+    Observations are the flat vectors of the AEC environment; the legal moves are
+    :meth:`action_masks` (the method MaskablePPO looks for) and ``info["action_mask"]``.
+    ``reset()`` without a seed deals the next hand of the same table. A hand that ends before
+    the learner's first decision (an instant win at the deal, or a blocked Sâm before its turn)
+    offers nothing to learn; it is skipped, and its money for the learner is reported in
+    ``info["skipped_reward"]`` so that evaluations can still account for it.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponents: OpponentArg = None,
+        learner_seat: int | None = None,
+        rules: RuleConfig | None = None,
+        reward_scale: float = 1.0,
+        render_mode: str | None = None,
+        on_illegal: str = "raise",
+        illegal_penalty: float = 10.0,
+    ) -> None:
+        if on_illegal not in ("raise", "penalty"):
+            raise ValueError(f"on_illegal={on_illegal!r} is not allowed; expected 'raise' or 'penalty'")
+        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or illegal_penalty < 0:
+            raise ValueError(f"illegal_penalty={illegal_penalty!r} must be a non-negative number")
+        self.on_illegal = on_illegal
+        self.illegal_penalty = float(illegal_penalty)
+        self.aec = raw_env(rules=rules, reward_scale=reward_scale, render_mode=render_mode)
+        self.rules = self.aec.rules
+        n = self.rules.n_players
+        if learner_seat is not None and (
+            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n
+        ):
+            raise ValueError(f"learner_seat must be None or a seat in 0..{n - 1}, got {learner_seat!r}")
+        self.learner_seat = learner_seat
+        self.opponents = self._check_opponents(opponents, n)
+        self.render_mode = render_mode
+        agent0 = self.aec.possible_agents[0]
+        self.observation_space = self.aec.observation_space(agent0)["observation"]
+        self.action_space = LegalDiscrete(self.aec.action_space(agent0).n, self.action_masks)
+        self.seat = 0
+        self._mask = np.zeros(self.action_space.n, dtype=bool)
+        self._abandoned = False
+
+    @staticmethod
+    def _check_opponents(opponents: OpponentArg, n: int) -> list[Policy | None]:
+        if opponents is None:
+            return [None] * (n - 1)
+        if isinstance(opponents, Policy) or callable(opponents):
+            return [opponents] * (n - 1)
+        opponents = list(opponents)
+        if len(opponents) != n - 1:
+            raise ValueError(f"{n} seats need {n - 1} opponents (or one for all), got {len(opponents)}")
+        for i, p in enumerate(opponents):
+            if not (isinstance(p, Policy) or callable(p)):
+                raise TypeError(f"opponent {i} must have act(observation, view) or be callable, got {p!r}")
+        return opponents
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        seat = options.pop("learner_seat", self.learner_seat)
+        explicit = "hands" in options
+        skipped_reward, skipped = 0.0, 0
+        for attempt in range(MAX_REDEALS):
+            self.aec.reset(seed=seed if attempt == 0 else None, options=options or None)
+            self._abandoned = False
+            self.seat = seat if seat is not None else int(self.aec.np_random.integers(self.rules.n_players))
+            self._agent = self.aec.possible_agents[self.seat]
+            self._opponent_of = self._seat_policies()
+            reward = self._play_opponents()
+            if not self.aec.hand.over:
+                break
+            if explicit:
+                raise ValueError(
+                    f"the given deal ends ({self.aec.hand.result.reason.value}) before seat {self.seat} acts; "
+                    "there is no decision to learn from"
+                )
+            skipped_reward += reward
+            skipped += 1
+        else:
+            raise RuntimeError(f"no hand reached a decision of seat {self.seat} in {MAX_REDEALS} deals")
+        obs, info = self._outputs()
+        info.update(skipped_hands=skipped, skipped_reward=skipped_reward)
+        return obs, info
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self.aec.hand.over or self._abandoned:
+            raise RuntimeError("the hand is over; call reset() before step()")
+        if self.on_illegal == "penalty" and not self._is_legal(action):
+            self._abandoned = True
+            self._mask = np.zeros(self.action_space.n, dtype=bool)
+            info = {"seat": self.seat, "action_mask": self._mask, "illegal_action": repr(action)}
+            obs = self.aec.encoder.observe(self.aec.hand, self.seat)
+            return obs, -self.illegal_penalty * self.aec.reward_scale, True, False, info
+        self.aec.step(action)
+        reward = self.aec.rewards[self._agent] + self._play_opponents()
+        terminated = self.aec.hand.over
+        obs, info = self._outputs()
+        if terminated:
+            info["result"] = self.aec.hand.result.to_dict()
+        return obs, float(reward), terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal moves of the learner now (all False once the hand is over)."""
+        return self._mask
+
+    def render(self) -> str | None:
+        return self.aec.render()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _is_legal(self, action: object) -> bool:
+        n = self.action_space.n
+        return isinstance(action, (int, np.integer)) and 0 <= action < n and bool(self._mask[action])
+
+    def _seat_policies(self) -> dict[int, Policy | None]:
+        others = [s for s in range(self.rules.n_players) if s != self.seat]
+        return dict(zip(others, self.opponents, strict=True))
+
+    def _play_opponents(self) -> float:
+        """Let the other seats act until the learner must decide or the hand ends; the learner's money."""
+        aec, hand = self.aec, self.aec.hand
+        reward = 0.0
+        while not hand.over and hand.to_act != self.seat:
+            agent = aec.agent_selection
+            policy = self._opponent_of[hand.to_act]
+            if policy is None:
+                legal = hand.legal_moves()
+                action = legal[int(aec.np_random.integers(len(legal)))]
+            else:
+                obs = aec.observe(agent)
+                view = SeatView.of(hand, hand.to_act)
+                action = policy.act(obs, view) if hasattr(policy, "act") else policy(obs, view)
+            aec.step(action)
+            reward += aec.rewards[self._agent]
+        return reward
+
+    def _outputs(self) -> tuple[np.ndarray, dict[str, Any]]:
+        """The learner's observation and info; refreshes the mask :meth:`action_masks` returns."""
+        hand = self.aec.hand
+        self._mask = np.zeros(self.action_space.n, dtype=bool) if hand.over else hand.legal_mask().copy()
+        return self.aec.encoder.observe(hand, self.seat), {"seat": self.seat, "action_mask": self._mask}
