@@ -73,11 +73,12 @@ class RuleConfig:
         wins = self.instant_wins
         if isinstance(wins, str) or not isinstance(wins, Iterable):
             _fail("instant_wins", wins, f"a set drawn from {list(INSTANT_WIN_TYPES)}")
-        wins = frozenset(wins)
-        unknown = sorted(w for w in wins if w not in INSTANT_WIN_TYPES)
+        wins = list(wins)
+        # Checked before hashing or sorting, so that a stray int or list gets this message too.
+        unknown = [w for w in wins if not isinstance(w, str) or w not in INSTANT_WIN_TYPES]
         if unknown:
-            _fail("instant_wins", sorted(wins), f"a set drawn from {list(INSTANT_WIN_TYPES)} (unknown: {unknown})")
-        object.__setattr__(self, "instant_wins", wins)
+            _fail("instant_wins", wins, f"a set drawn from {list(INSTANT_WIN_TYPES)} (unknown: {unknown})")
+        object.__setattr__(self, "instant_wins", frozenset(wins))
         for name in _STAKES:
             value = getattr(self, name)
             if not _is_int(value) or value < 0:
@@ -95,7 +96,7 @@ class RuleConfig:
         if not isinstance(data, Mapping):
             raise RuleConfigError(f"rules must be a mapping of option names to values, got {data!r}")
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted((k for k in data if k not in known), key=repr)
         if unknown:
             raise RuleConfigError(f"unknown rule option(s) {unknown}; expected some of {sorted(known)}")
         return cls(**data)
