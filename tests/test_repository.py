@@ -1,0 +1,19 @@
+"""Promises the repository makes about itself: CI runs the README's test command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _commands(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if "pip install" in line and not line.startswith("#")]
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```bash", 1)[1].split("```", 1)[0]
+    install_run, install_test = _commands(block)[:2]
+    assert "pytest" in install_test and "pytest" not in install_run
+    assert install_test in _commands((ROOT / ".ci" / "run").read_text(encoding="utf-8"))
