@@ -42,17 +42,22 @@ def parse_deal(rules: RuleConfig, hands: Sequence[Iterable[int | str]] | Sequenc
         raise DealError(f"a deal for {rules.n_players} players needs {rules.n_players} hands, got {len(hands)}")
     masks = []
     for seat, hand in enumerate(hands):
-        if isinstance(hand, str):
-            raise DealError(f"hand of seat {seat} must be a list of cards such as ['3S', '10H'], got {hand!r}")
         if isinstance(hand, int) and not isinstance(hand, bool):
             if not 0 <= hand < 1 << DECK_SIZE:
                 raise DealError(f"hand mask of seat {seat} has bits outside the 52-card deck: {hand!r}")
             mask = hand
+        elif isinstance(hand, str) or not isinstance(hand, Iterable):
+            raise DealError(f"hand of seat {seat} must be a list of cards such as ['3S', '10H'], got {hand!r}")
         else:
-            try:
-                mask = mask_of(list(hand))
-            except CardError as err:
-                raise CardError(f"seat {seat}: {err}") from None
+            mask = 0
+            for card in hand:
+                try:
+                    bit = mask_of([card])
+                except CardError as err:
+                    raise CardError(f"seat {seat}: {err}") from None
+                if mask & bit:
+                    raise DealError(f"card {format_cards(bit)} dealt twice to seat {seat}")
+                mask |= bit
         size = mask.bit_count()
         if size != CARDS_PER_HAND:
             raise DealError(f"seat {seat} has {size} cards ({format_cards(mask)}); every hand has {CARDS_PER_HAND}")
