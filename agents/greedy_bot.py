@@ -1,0 +1,40 @@
+"""The greedy bot: always plays its lowest legal combination, never passes when it can play.
+
+"Lowest" means fewest cards first, then the lowest key of the combination table (the rank for
+singles, pairs, triples and quads; the highest position for straights), then the lower action id.
+So it sheds a small single before a pair, a pair before a straight, and chops a 2 with its lowest
+quad. It declines Sâm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from sam_env.core import COMBOS, Kind, SeatView
+from sam_env.core.combos import DECLINE_SAM, PASS
+
+from .base import Agent
+
+
+def lowness(action: int) -> tuple[int, int, int]:
+    """Sort key of a combination: fewest cards, then lowest key, then lowest id."""
+    combo = COMBOS[action]
+    return combo.size, combo.key, combo.id
+
+
+class GreedyAgent(Agent):
+    """Sheds its lowest legal combination at every turn; deterministic."""
+
+    name = "greedy"
+
+    def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        if DECLINE_SAM in view.legal:
+            return DECLINE_SAM
+        plays = [a for a in view.legal if COMBOS[a].kind >= Kind.SINGLE]
+        if plays:
+            return min(plays, key=lowness)
+        if PASS in view.legal:
+            return PASS
+        raise ValueError(f"seat {view.seat} was asked to act with no legal action")

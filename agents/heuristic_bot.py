@@ -1,0 +1,192 @@
+"""The heuristic bot: plays Sâm the way a decent human does.
+
+It splits its hand into few strong plays (:func:`~agents.hand_analysis.best_split`) and then:
+
+* **leads** its weakest play, keeping 2s, quads and other control plays for later; near the end
+  it cashes plays nobody can beat and keeps one that is not only 2s for last (RULES.md §11);
+* **follows** when a play fits its split (shedding a weak combination on someone else's lead is
+  free progress), and otherwise passes rather than break its hand — unless an opponent is close
+  to going out, in which case it fights for every trick, highest single first;
+* **chops** 2s and quads whenever it can: the chop money is paid at once and the quad was a play
+  of its own anyway;
+* respects **báo 1** (§7): when the next seat holds one card it plays a combination of two or more
+  cards or its highest single, whatever the ``bao1`` option makes legal;
+* **declares Sâm** only with a proof — an order of plays no combination of the unseen cards can
+  beat, the last one not only 2s (:func:`~agents.hand_analysis.sam_plan`) — and **blocks** any
+  other seat's Sâm with the first play it can make.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from sam_env.core import COMBOS, NO_PLAY, Kind, Phase, SeatView
+from sam_env.core.cards import N_RANKS, rank_counts
+from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM, PASS, TWOS_CHOPPED
+
+from .base import Agent
+from .hand_analysis import (
+    COST,
+    Counts,
+    beatable,
+    beaters,
+    best_split,
+    counts_after,
+    only_twos,
+    plan_cost,
+    sam_plan,
+)
+
+FOLLOW_GAIN = 0.5
+"""Least drop in plan cost for which the bot answers a play when no opponent is close to out."""
+DANGER_CARDS = 2
+"""An opponent holding this many cards or fewer may go out soon: contest every trick."""
+
+
+class HeuristicAgent(Agent):
+    """Rule-based bot built on hand decomposition; deterministic."""
+
+    name = "heuristic"
+
+    def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        if view.phase is Phase.SAM_DECISION:
+            return self._sam_decision(view)
+        if view.sam_declarer is not None and view.sam_declarer != view.seat:
+            return self._block(view)
+        counts = tuple(view.counts)
+        if view.sam_declarer == view.seat:
+            plan = sam_plan(counts, tuple(rank_counts(view.unseen)), view.rules)
+            if plan is not None and plan[0] in view.legal:
+                return plan[0]
+        if view.table_combo == NO_PLAY:
+            return self._lead(view, counts)
+        return self._follow(view, counts)
+
+    # ------------------------------------------------------------------ Sâm
+
+    def _sam_decision(self, view: SeatView) -> int:
+        if DECLARE_SAM in view.legal and sam_plan(tuple(view.counts), tuple(rank_counts(view.unseen)), view.rules):
+            return DECLARE_SAM
+        return DECLINE_SAM
+
+    def _block(self, view: SeatView) -> int:
+        """Any play on a declarer's play ends its Sâm and earns the blocker the Sâm stake."""
+        plays = [a for a in view.legal if a != PASS]
+        return min(plays, key=lambda a: COST[a]) if plays else PASS
+
+    # ------------------------------------------------------------------ leading
+
+    def _lead(self, view: SeatView, counts: Counts) -> int:
+        with_two = view.rules.straights_with_two
+        plays = _allowed_plays(view, counts)
+        _, split = best_split(counts, with_two)
+        finishing = [a for a in plays if sum(counts_after(counts, a)) == 0 and not COMBOS[a].only_twos]
+        if finishing:
+            return finishing[0]
+        possible = beaters(_unseen_counts(view), view.rules, max(_opponent_cards(view)))
+        safe = [a for a in split if a in plays and not beatable(a, possible)]
+        unsafe = [a for a in split if a not in safe]
+        if safe and len(unsafe) <= 1 and all(a in plays for a in split):
+            # Cash plays nobody can beat first and keep the beatable one for last, unless that would
+            # leave only 2s: the last play must not be only 2s (§11).
+            return max(split, key=lambda a: (not _leaves_only_twos(counts, a), COMBOS[a].only_twos, a in safe))
+        candidates = [a for a in split if a in plays and not _leaves_only_twos(counts, a)]
+        if not candidates:
+            return _cheapest_rest(counts, plays, with_two)
+        if min(_opponent_cards(view)) == 1:
+            multi = [a for a in candidates if COMBOS[a].size > 1]
+            if multi:
+                return max(multi, key=lambda a: (COST[a], -COMBOS[a].key))
+            return _highest_single(plays) or max(candidates, key=lambda a: COMBOS[a].key)
+        weak = [a for a in candidates if not _is_reserve(a)] or candidates
+        return max(weak, key=lambda a: (COST[a], COMBOS[a].size, -COMBOS[a].key))
+
+    # ------------------------------------------------------------------ following
+
+    def _follow(self, view: SeatView, counts: Counts) -> int:
+        with_two = view.rules.straights_with_two
+        plays = [a for a in _allowed_plays(view, counts) if not _finishes_on_twos(counts, a)]
+        if not plays:
+            return PASS
+        for a in plays:
+            if sum(counts_after(counts, a)) == 0:
+                return a
+        chops = [a for a in plays if _is_chop(a, view.table_combo)]
+        if chops:
+            return min(chops, key=lambda a: COMBOS[a].key)
+        if min(_opponent_cards(view)) <= DANGER_CARDS:
+            if COMBOS[view.table_combo].kind == Kind.SINGLE:
+                return max(plays, key=lambda a: COMBOS[a].key)
+            return _cheapest_rest(counts, plays, with_two)
+        possible = beaters(_unseen_counts(view), view.rules, max(_opponent_cards(view)))
+        now = plan_cost(counts, with_two)
+        best, gain = PASS, FOLLOW_GAIN
+        for a in sorted(plays, key=lambda a: COMBOS[a].key):
+            rest = counts_after(counts, a)
+            if not beatable(a, possible) and _sure_finish(rest, possible, with_two):
+                return a
+            drop = now - plan_cost(rest, with_two)
+            if drop >= gain + 1e-9:
+                best, gain = a, drop
+        return best
+
+
+def _opponent_cards(view: SeatView) -> list[int]:
+    """Card counts of the other seats still in the hand."""
+    return [n for s, n in enumerate(view.n_cards) if s != view.seat and not view.out[s]]
+
+
+def _unseen_counts(view: SeatView) -> Counts:
+    return tuple(rank_counts(view.unseen))
+
+
+def _allowed_plays(view: SeatView, counts: Counts) -> list[int]:
+    """Legal plays, minus the undersized singles that báo 1 makes costly (§7)."""
+    plays = [a for a in view.legal if COMBOS[a].kind >= Kind.SINGLE]
+    if view.responsible:
+        top = max(r for r in range(N_RANKS) if counts[r])
+        plays = [a for a in plays if COMBOS[a].kind != Kind.SINGLE or COMBOS[a].key == top]
+    return plays
+
+
+def _highest_single(plays: Sequence[int]) -> int | None:
+    singles = [a for a in plays if COMBOS[a].kind == Kind.SINGLE]
+    return max(singles, key=lambda a: COMBOS[a].key) if singles else None
+
+
+def _leaves_only_twos(counts: Counts, action: int) -> bool:
+    return only_twos(counts_after(counts, action))
+
+
+def _finishes_on_twos(counts: Counts, action: int) -> bool:
+    return COMBOS[action].only_twos and sum(counts_after(counts, action)) == 0
+
+
+def _is_reserve(action: int) -> bool:
+    """Plays a good player keeps back: anything with 2s, quads, and other likely trick winners."""
+    combo = COMBOS[action]
+    return (combo.twos > 0 and combo.kind != Kind.STRAIGHT) or combo.kind == Kind.QUAD or COST[action] < 0.5
+
+
+def _is_chop(action: int, table: int) -> bool:
+    """A quad (or double quad) played on 2s or on a lower quad: money paid at once (§4)."""
+    return COMBOS[action].kind in (Kind.QUAD, Kind.DOUBLE_QUAD) and (
+        TWOS_CHOPPED[table] > 0 or COMBOS[table].kind == Kind.QUAD
+    )
+
+
+def _cheapest_rest(counts: Counts, plays: Sequence[int], with_two: bool) -> int:
+    """The play that leaves the best hand behind, lower plays first on ties."""
+    return min(plays, key=lambda a: (plan_cost(counts_after(counts, a), with_two), COMBOS[a].key))
+
+
+def _sure_finish(rest: Counts, possible: np.ndarray, with_two: bool) -> bool:
+    """Whether, holding the lead, ``rest`` can be played out with at most its last play beatable."""
+    if sum(rest) == 0:
+        return True
+    if only_twos(rest):
+        return False
+    _, split = best_split(rest, with_two)
+    return sum(beatable(a, possible) for a in split) <= 1

@@ -1,0 +1,57 @@
+"""Command-line options shared by the play and evaluation entry points: which rules to play."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import yaml
+
+from sam_env.core import RuleConfig, RuleConfigError
+from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("rules")
+    group.add_argument(
+        "--rules",
+        metavar="FILE",
+        type=Path,
+        help="YAML or JSON file with RuleConfig options (e.g. 'bao1: forced'); defaults are RULES.md's",
+    )
+    group.add_argument(
+        "--players",
+        type=int,
+        metavar="N",
+        help=f"seats at the table, {MIN_PLAYERS}-{MAX_PLAYERS} (overrides n_players from --rules; default 4)",
+    )
+
+
+def rules_from_args(args: argparse.Namespace) -> RuleConfig:
+    """The RuleConfig the options describe; raises ``ValueError`` with a readable message."""
+    options: dict[str, object] = {}
+    if args.rules is not None:
+        options = load_rules_file(args.rules)
+    if args.players is not None:
+        options["n_players"] = args.players
+    try:
+        return RuleConfig.from_dict(options)
+    except RuleConfigError as err:
+        raise ValueError(f"bad rules: {err}") from None
+
+
+def load_rules_file(path: Path) -> dict[str, object]:
+    """Read a mapping of rule options from a YAML or JSON file."""
+    if not path.is_file():
+        raise ValueError(f"rules file {str(path)!r} does not exist")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as err:
+        raise ValueError(f"rules file {str(path)!r} is not valid {path.suffix.lstrip('.') or 'YAML'}: {err}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"rules file {str(path)!r} must hold a mapping of option names to values, got {data!r}")
+    return data

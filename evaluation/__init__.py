@@ -1,0 +1,9 @@
+"""Evaluation of Sâm Lốc bots: duplicate matches, confidence intervals, ratings and reports.
+
+* :mod:`.deals` — the fixed, seeded deals;
+* :mod:`.tournament` — matches played through the environment, seat rotations, worker processes;
+* :mod:`.stats` — per-hand metrics and the duplicate confidence interval;
+* :mod:`.ratings` — openskill ratings from a round-robin;
+* :mod:`.report` — terminal table, CSV, JSON, Markdown and plot;
+* :mod:`.cli` — the ``sam-eval`` command line (``python -m evaluation --help``).
+"""
