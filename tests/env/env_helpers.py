@@ -1,0 +1,86 @@
+"""Shared pieces of the environment's tests: rule configurations, fixed deals and a random AEC loop."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from sam_env import RuleConfig, action_index
+
+ALL_INSTANT_WINS = frozenset({"dragon", "four_twos", "same_colour", "three_triples", "five_pairs"})
+
+CONFIGS: dict[str, RuleConfig] = {
+    "default": RuleConfig(),
+    "2p_bao1_forced": RuleConfig(n_players=2, bao1="forced"),
+    "3p_lose_and_continue": RuleConfig(n_players=3, finish_on_two="lose_and_continue", first_leader="random"),
+    "4p_no_sam_host": RuleConfig(allow_sam=False, first_leader="host", straights_with_two=False),
+    "5p_all_instant_wins": RuleConfig(n_players=5, instant_wins=ALL_INSTANT_WINS, cong_cards=15),
+    "5p_forced_continue_no_sam": RuleConfig(
+        n_players=5, bao1="forced", finish_on_two="lose_and_continue", allow_sam=False
+    ),
+}
+"""Rule configurations covering every player count and the options that change the flow of a hand."""
+
+CHOP_CHAIN_DEAL = [
+    ["3S", "4S", "6S", "7S", "8S", "10S", "QS", "KS", "AS", "2H"],
+    ["5S", "5C", "5D", "5H", "3C", "4C", "6C", "7C", "8C", "10C"],
+    ["9S", "9C", "9D", "9H", "3D", "4D", "6D", "7D", "8D", "10D"],
+    ["JS", "JC", "JD", "JH", "3H", "4H", "6H", "7H", "8H", "10H"],
+]
+"""Seat 0 holds one 2, seats 1-3 quads of 5, 9 and J: the chặt đè example of RULES.md §4."""
+
+CHOP_CHAIN_MOVES = ["decline_sam"] * 4 + ["single:2", "quad:5", "quad:9", "quad:J"]
+"""Seat 0 leads its 2 and seats 1, 2 and 3 chop in turn (no seat may pass before it acts)."""
+
+CHOP_CHAIN_MONEY = [
+    # (seat that acted, {seat: money credited by that step})
+    (1, {0: -4, 1: +4}),
+    (2, {1: -8, 2: +8}),
+    (3, {2: -12, 3: +12}),
+]
+"""RULES.md §4: A → B 4X, B → C 4X + 4X, C → D 4X + 8X."""
+
+FOUR_TWOS_DEAL = [
+    ["3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS"],
+    ["3C", "4C", "5C", "6C", "7C", "8C", "9C", "10C", "JC", "QC"],
+    ["2S", "2C", "2D", "2H", "3D", "4D", "5D", "6D", "7D", "8D"],
+    ["3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH"],
+]
+"""Seat 2 is dealt four 2s: an instant win (§9) under the default rules."""
+
+
+def actions(names: list[str]) -> list[int]:
+    return [action_index(n) for n in names]
+
+
+def random_legal(rng: np.random.Generator, mask: np.ndarray) -> int:
+    """The random policy of every test: a uniform choice among the legal actions."""
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+def play_aec(
+    env,
+    rng: np.random.Generator,
+    on_step: Callable[[object, str, int | None], None] | None = None,
+    choose: Callable[[str, dict], int] | None = None,
+) -> dict[str, float]:
+    """Run one hand through the AEC loop as its users write it; return each agent's summed ``last()`` rewards.
+
+    Dead agents step ``None`` (their last reward is summed too). ``on_step(env, agent, action)`` is
+    called after every step; ``choose(agent, observation)`` replaces the random choice.
+    """
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, _ = env.last()
+        totals[agent] += reward
+        if termination or truncation:
+            action = None
+        elif choose is not None:
+            action = choose(agent, obs)
+        else:
+            action = random_legal(rng, obs["action_mask"])
+        env.step(action)
+        if on_step is not None:
+            on_step(env, agent, action)
+    return totals

@@ -1,0 +1,194 @@
+"""The AEC environment against PettingZoo's own checks, its reset semantics, rendering and constructor."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from env_helpers import CONFIGS, play_aec
+from gymnasium import spaces
+from gymnasium.utils.env_checker import data_equivalence
+from pettingzoo.test import api_test, seed_test
+
+import sam_env
+from sam_env import N_ACTIONS, RuleConfig
+from sam_env.encoding import observation_layout
+
+CONFIG_IDS = list(CONFIGS)
+
+
+# ----------------------------------------------------------------- PettingZoo's checks
+# pettingzoo.test.max_cycles_test does not apply: it is for parallel environments built with a
+# ``max_cycles`` argument, and a hand of Sâm always ends by itself (every trick removes cards).
+
+
+@pytest.mark.parametrize("name", CONFIG_IDS)
+def test_pettingzoo_api_test(name: str) -> None:
+    # api_test resets with a dummy option {"options": 1}: strict_options=False turns the error
+    # into a warning. Its other warnings are about Dict observation spaces, which the action-mask
+    # convention of PettingZoo's classic environments needs.
+    env = sam_env.env(rules=CONFIGS[name], strict_options=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env, num_cycles=1000)
+    assert any("unknown reset option(s) ['options']" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize("name", CONFIG_IDS)
+def test_pettingzoo_seed_test(name: str) -> None:
+    rules = CONFIGS[name]
+    seed_test(lambda render_mode=None: sam_env.env(rules=rules, render_mode=render_mode), num_cycles=500)
+
+
+def test_api_test_rejects_the_dummy_option_by_default() -> None:
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['options'\]"):
+        api_test(sam_env.env(), num_cycles=10)
+
+
+@pytest.mark.parametrize("name", CONFIG_IDS)
+def test_same_seed_plays_the_same_table(name: str) -> None:
+    """seed_test stops at the first hand's end; a table is several hands (reset() continues it)."""
+
+    def record(seed: int) -> list[object]:
+        env = sam_env.env(rules=CONFIGS[name])
+        rng = np.random.default_rng(7)
+        trace: list[object] = []
+        env.reset(seed=seed)
+        for _ in range(4):
+            trace.append(env.unwrapped.state().copy())
+            play_aec(env, rng, on_step=lambda e, a, act: trace.append((a, act, dict(e.rewards))))
+            env.reset()
+        return trace
+
+    first, second = record(123), record(123)
+    assert len(first) == len(second)
+    assert all(data_equivalence(a, b) for a, b in zip(first, second, strict=True))
+    assert not data_equivalence(first, record(124))
+
+
+def test_reset_with_seed_starts_a_new_table() -> None:
+    env = sam_env.raw_env()
+    env.reset(seed=5)
+    first_deal, first_leader = env.hand.dealt, env.hand.leader
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        play_aec(env, rng)
+        env.reset()
+    assert env.table.hands_played == 4
+    env.reset(seed=5)
+    assert env.table.hands_played == 1
+    assert (env.hand.dealt, env.hand.leader) == (first_deal, first_leader)
+
+
+@pytest.mark.parametrize("allow_sam", [True, False])
+def test_next_hand_is_led_by_the_previous_winner(allow_sam: bool) -> None:
+    rules = RuleConfig(allow_sam=allow_sam)
+    env = sam_env.env(rules=rules)
+    rng = np.random.default_rng(3)
+    env.reset(seed=11)
+    leaders_seen = set()
+    for _ in range(12):
+        play_aec(env, rng)
+        previous = env.unwrapped.hand
+        env.reset()
+        hand = env.unwrapped.hand
+        assert hand is not previous and hand.dealt != previous.dealt
+        assert env.agents == env.possible_agents
+        assert hand.leader == previous.result.next_leader
+        leaders_seen.add(hand.leader)
+        if not hand.over:
+            # the would-be leader is asked first about Sâm, or leads at once without the phase
+            assert env.agent_selection == f"player_{hand.leader}"
+    assert len(leaders_seen) > 1
+
+
+def test_explicit_leader_overrides_the_previous_winner() -> None:
+    env = sam_env.env()
+    env.reset(seed=1)
+    play_aec(env, np.random.default_rng(0))
+    nxt = env.unwrapped.hand.result.next_leader
+    forced = (nxt + 1) % 4
+    env.reset(options={"leader": forced})
+    assert env.unwrapped.hand.leader == forced
+    assert env.agent_selection == f"player_{forced}"
+
+
+# ----------------------------------------------------------------- spaces
+
+
+@pytest.mark.parametrize("name", CONFIG_IDS)
+def test_spaces(name: str) -> None:
+    rules = CONFIGS[name]
+    env = sam_env.env(rules=rules)
+    env.reset(seed=0)
+    n = rules.n_players
+    assert env.possible_agents == [f"player_{i}" for i in range(n)]
+    size = sum(s for _, s in observation_layout(n))
+    for agent in env.possible_agents:
+        assert env.action_space(agent) == spaces.Discrete(N_ACTIONS)
+        obs_space = env.observation_space(agent)
+        assert obs_space["observation"].shape == (size,)
+        assert obs_space["action_mask"].shape == (N_ACTIONS,)
+        assert obs_space.contains(env.observe(agent))
+    assert env.unwrapped.state_space.contains(env.state())
+
+
+# ----------------------------------------------------------------- rendering
+
+
+def test_render_ansi_returns_the_table() -> None:
+    env = sam_env.env(render_mode="ansi")
+    env.reset(seed=2)
+    text = env.render()
+    assert isinstance(text, str)
+    assert text.startswith("Sâm Lốc, 4 seats")
+    hand = env.unwrapped.hand
+    for seat in range(4):
+        assert f"seat {seat}:" in text
+    assert "to act" in text
+    # every hand is shown to the renderer (it is the table, not a seat's view)
+    first_card = sam_env.core.format_cards(hand.hands[0]).split()[0]
+    assert first_card in text
+    play_aec(env, np.random.default_rng(0))
+    assert "result:" in env.render()
+
+
+def test_render_human_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    env = sam_env.env(render_mode="human")
+    env.reset(seed=2)  # human mode renders after reset and after every step
+    first = capsys.readouterr().out
+    assert first.startswith("Sâm Lốc, 4 seats")
+    assert env.render() is None
+    assert capsys.readouterr().out.strip() == first.strip()
+    env.step(env.last()[0]["action_mask"].nonzero()[0][0])
+    assert "Sâm Lốc" in capsys.readouterr().out
+
+
+def test_render_without_mode_warns() -> None:
+    env = sam_env.env()
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert env.render() is None
+
+
+# ----------------------------------------------------------------- constructor
+
+
+@pytest.mark.parametrize("rules", ["default", {"n_players": 4}, 4])
+def test_rules_must_be_a_rule_config(rules: object) -> None:
+    with pytest.raises(TypeError, match=r"rules must be a sam_env\.RuleConfig"):
+        sam_env.raw_env(rules=rules)
+
+
+@pytest.mark.parametrize("mode", ["rgb_array", "ANSI", ""])
+def test_bad_render_mode(mode: str) -> None:
+    with pytest.raises(ValueError, match="render_mode"):
+        sam_env.env(render_mode=mode)
+
+
+@pytest.mark.parametrize("scale", [0, -1.0, math.nan, math.inf, True, "1"])
+def test_bad_reward_scale(scale: object) -> None:
+    with pytest.raises(ValueError, match="reward_scale"):
+        sam_env.raw_env(reward_scale=scale)
