@@ -206,8 +206,8 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         hand = self.hand
+        hand.step(action)  # raises on an illegal action, before anything of the env has changed
         self._cumulative_rewards[agent] = 0.0
-        hand.step(action)
         if self._rewards_pending:
             self._clear_rewards()
             self._rewards_pending = False
