@@ -1,0 +1,86 @@
+"""A human at the terminal, as an agent: shows the legal moves and reads a choice.
+
+Moves are chosen by number (from the listed legal moves) or by name, as the action table spells
+it (``single:7``, ``pair:K``, ``straight:10-A``, ``pass``); case does not matter and ``T`` stands
+for 10. Bad input is answered with the legal choices; ``quit``, ``exit`` or end of input raise
+:class:`QuitGame` so that the game loop can stop cleanly. Input and output streams are injectable,
+which lets tests script a whole game.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TextIO
+
+import numpy as np
+
+from sam_env import action_index, action_name
+from sam_env.core import SeatView
+
+from .base import Agent
+
+QUIT_WORDS = frozenset({"quit", "exit", "q"})
+HELP_WORDS = frozenset({"?", "help", "h"})
+
+
+class QuitGame(Exception):
+    """The human asked to stop (``quit`` or end of input)."""
+
+
+class HumanAgent(Agent):
+    """Asks the person at ``stdin``/``stdout`` for every move of its seat."""
+
+    name = "human"
+
+    def __init__(self, seed: int | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
+        super().__init__(seed)
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.stdout = stdout if stdout is not None else sys.stdout
+
+    def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        legal = list(view.legal)
+        self._write(self.choices(legal))
+        while True:
+            self.stdout.write("your move> ")
+            self.stdout.flush()
+            line = self.stdin.readline()
+            if not line:
+                self._write("")
+                raise QuitGame("end of input")
+            text = line.strip()
+            if text.lower() in QUIT_WORDS:
+                raise QuitGame(text)
+            if not text or text.lower() in HELP_WORDS:
+                self._write(self.choices(legal))
+                continue
+            move, problem = parse_move(text, legal)
+            if move is not None:
+                return move
+            self._write(f"{problem}\n{self.choices(legal)}")
+
+    @staticmethod
+    def choices(legal: Sequence[int]) -> str:
+        """The numbered list of legal moves."""
+        items = [f"{i}) {action_name(a)}" for i, a in enumerate(legal, start=1)]
+        return "legal moves: " + "   ".join(items) + "\n(type a number or a name; 'quit' to stop)"
+
+    def _write(self, text: str) -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+
+def parse_move(text: str, legal: Sequence[int]) -> tuple[int | None, str]:
+    """``(action, "")`` for a valid choice, else ``(None, why not)``."""
+    if text.isdigit():
+        number = int(text)
+        if 1 <= number <= len(legal):
+            return legal[number - 1], ""
+        return None, f"there is no move number {number}; choose 1 to {len(legal)}"
+    try:
+        action = action_index(text.lower())
+    except ValueError:
+        return None, f"{text!r} is not a move name"
+    if action not in legal:
+        return None, f"{action_name(action)} is not legal now"
+    return action, ""

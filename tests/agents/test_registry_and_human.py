@@ -1,0 +1,98 @@
+"""The agent registry, and the terminal player driven by scripted input."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from agents import play
+from agents.greedy_bot import GreedyAgent
+from agents.human import HumanAgent, QuitGame, parse_move
+from agents.registry import UnknownAgentError, available, make_agent
+from sam_env.core import RuleConfig, SeatView, Table, combo_index
+
+
+def test_registry_builds_every_bot_by_name() -> None:
+    assert available() == ["greedy", "heuristic", "random"]
+    for name in available():
+        assert make_agent(name, seed=1).name == name
+    assert isinstance(make_agent("greedy"), GreedyAgent)
+
+
+def test_unknown_agent_names_list_the_known_ones() -> None:
+    with pytest.raises(UnknownAgentError, match="known agents: greedy, heuristic, random"):
+        make_agent("alphasam")
+
+
+def test_parse_move_accepts_numbers_names_case_and_t() -> None:
+    legal = [0, combo_index("single:10"), combo_index("pair:K"), combo_index("straight:10-A")]
+    assert parse_move("2", legal) == (legal[1], "")
+    assert parse_move("PAIR:k", legal)[0] == legal[2]
+    assert parse_move("straight:t-a", legal)[0] == legal[3]
+    assert parse_move("Pass", legal)[0] == 0
+    assert parse_move("9", legal)[0] is None
+    assert "not legal now" in parse_move("single:3", legal)[1]
+    assert "not a move name" in parse_move("bogus", legal)[1]
+
+
+def _first_view() -> SeatView:
+    hand = Table(RuleConfig(allow_sam=False), 0).new_hand()
+    return SeatView.of(hand, hand.to_act)
+
+
+def test_human_reprompts_on_bad_input_then_accepts_a_legal_move() -> None:
+    view = _first_view()
+    out = io.StringIO()
+    human = HumanAgent(stdin=io.StringIO("\nnonsense\n0\n1\n"), stdout=out)
+    assert human.act({}, view) == view.legal[0]
+    text = out.getvalue()
+    assert "'nonsense' is not a move name" in text
+    assert "there is no move number 0" in text
+    assert text.count("legal moves:") == 4
+
+
+def test_human_end_of_input_and_quit_raise_quit_game() -> None:
+    for script in ("", "quit\n", "junk\nEXIT\n"):
+        with pytest.raises(QuitGame):
+            HumanAgent(stdin=io.StringIO(script), stdout=io.StringIO()).act({}, _first_view())
+
+
+def test_play_cli_runs_a_scripted_hand_to_the_end() -> None:
+    # Always answer with the first listed move (pass when allowed, the first play otherwise).
+    out = io.StringIO()
+    argv = ["--seed", "5", "--opponents", "greedy", "--hands", "2"]
+    code = play.main(argv, stdin=io.StringIO("1\n" * 200), stdout=out)
+    text = out.getvalue()
+    assert code == 0
+    assert "=== hand 2 of 2" in text
+    assert "result:" in text and "in total" in text
+    assert "bye" not in text
+
+
+def test_play_cli_stops_cleanly_on_end_of_input_and_bad_input() -> None:
+    out = io.StringIO()
+    assert play.main(["--seed", "1", "--players", "3"], stdin=io.StringIO("what?\n99\n"), stdout=out) == 0
+    text = out.getvalue()
+    assert "'what?' is not a move name" in text
+    assert "bye" in text
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--opponents", "nobody"], "known agents"),
+        (["--seat", "4"], "--seat must be a seat from 0 to 3"),
+        (["--players", "7"], "n_players"),
+        (["--hands", "0"], "--hands must be at least 1"),
+        (["--opponents", "greedy", "random"], "needs 3 names"),
+        (["--rules", "/no/such/rules.yaml"], "does not exist"),
+    ],
+)
+def test_play_cli_rejects_bad_options_with_clear_messages(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        play.main(argv, stdin=io.StringIO(""), stdout=io.StringIO())
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
