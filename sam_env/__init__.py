@@ -2,9 +2,20 @@
 
 ``sam_env.env(rules=RuleConfig(...))`` is the AEC environment with PettingZoo's standard
 wrapper; ``sam_env.raw_env`` the unwrapped class; ``sam_env.core`` the rules engine alone.
+
+The environment layer (``env``, ``raw_env``, ``SingleAgentEnv``) is imported on first use, so
+that ``import sam_env.core`` (which runs this file first) loads no pettingzoo, gymnasium or
+torch: the dependency direction of STYLE.md. The gymnasium id ``sam_env/Sam-v0`` is registered
+as soon as both ``sam_env`` and gymnasium are imported, in either order.
 """
 
-import gymnasium
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import types
 
 from .core import (
     CardError,
@@ -20,11 +31,65 @@ from .core import (
     Transfer,
 )
 from .encoding import ENCODING_VERSION, N_ACTIONS, action_index, action_name
-from .env import env, raw_env
 from .policy import Policy
-from .wrappers import SingleAgentEnv
 
-gymnasium.register(id="sam_env/Sam-v0", entry_point="sam_env.wrappers:SingleAgentEnv")
+GYMNASIUM_ID = "sam_env/Sam-v0"
+
+
+def _lazy(module: str, name: str) -> property:
+    def load(_package: types.ModuleType) -> object:
+        return getattr(importlib.import_module(module), name)
+
+    def keep(_package: types.ModuleType, value: object) -> None:
+        # Importing the submodule sam_env/env.py records it as the package attribute "env";
+        # the name stays the env() factory, as when this file imported it eagerly.
+        if not isinstance(value, types.ModuleType):
+            raise AttributeError(f"sam_env.{name} cannot be replaced")
+
+    return property(load, keep, doc=f"``{module}.{name}``, imported on first use.")
+
+
+class _Package(types.ModuleType):
+    """The ``sam_env`` module, with the environment layer as lazily imported attributes."""
+
+    env = _lazy("sam_env.env", "env")
+    raw_env = _lazy("sam_env.env", "raw_env")
+    SingleAgentEnv = _lazy("sam_env.wrappers", "SingleAgentEnv")
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def _register(gymnasium: types.ModuleType) -> None:
+    if GYMNASIUM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYMNASIUM_ID, entry_point="sam_env.wrappers:SingleAgentEnv")
+
+
+class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):
+    """Registers the gymnasium id right after gymnasium is first imported, wherever from."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+        if fullname != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        if spec is not None and spec.loader is not None:
+            loader = spec.loader
+            exec_module = loader.exec_module
+
+            def exec_and_register(module: types.ModuleType) -> None:
+                loader.exec_module = exec_module  # once only, should the loader be shared
+                exec_module(module)
+                _register(module)
+
+            loader.exec_module = exec_and_register
+        return spec
+
+
+if "gymnasium" in sys.modules:
+    _register(sys.modules["gymnasium"])
+elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in sys.meta_path):
+    sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
 
 __all__ = [
     "ENCODING_VERSION",
