@@ -36,17 +36,26 @@ from .policy import Policy
 GYMNASIUM_ID = "sam_env/Sam-v0"
 
 
+_REPLACED: dict[str, object] = {}
+"""Values assigned to the lazy names (e.g. by ``unittest.mock.patch``)."""
+
+
 def _lazy(module: str, name: str) -> property:
     def load(_package: types.ModuleType) -> object:
+        if name in _REPLACED:
+            return _REPLACED[name]
         return getattr(importlib.import_module(module), name)
 
-    def keep(_package: types.ModuleType, value: object) -> None:
+    def assign(_package: types.ModuleType, value: object) -> None:
         # Importing the submodule sam_env/env.py records it as the package attribute "env";
         # the name stays the env() factory, as when this file imported it eagerly.
         if not isinstance(value, types.ModuleType):
-            raise AttributeError(f"sam_env.{name} cannot be replaced")
+            _REPLACED[name] = value
 
-    return property(load, keep, doc=f"``{module}.{name}``, imported on first use.")
+    def restore(_package: types.ModuleType) -> None:
+        _REPLACED.pop(name, None)
+
+    return property(load, assign, restore, doc=f"``{module}.{name}``, imported on first use.")
 
 
 class _Package(types.ModuleType):
