@@ -1,0 +1,114 @@
+"""Decisions per second of the rules engine alone (issue #2: at least 50,000 on one core).
+
+Random masked play straight on :class:`sam_env.core.Hand`: ``legal_mask()`` then ``step()``, with
+a fresh random deal from :class:`sam_env.core.Table` whenever a hand ends (the deal is part of the
+cost). Random play declares Sâm half the time, which ends most hands after a few moves, so the
+no-Sâm row is the figure for long hands.
+
+    python benchmarks/bench_engine.py [--seconds 2] [--rounds 3] [--players 4] [--cpu 0] [--markdown out.md]
+
+It runs on one core: it restarts itself with thread pools capped at one thread; ``--cpu N`` (or ``taskset -c N``)
+also pins the process. Rates are per CPU-second of the process by default (``--clock wall`` for
+elapsed time), each row's best of ``--rounds`` interleaved rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from common import (
+    CLOCKS,
+    Budget,
+    PlayHand,
+    RandomChoice,
+    Spec,
+    command_line,
+    machine_line,
+    measure_all,
+    pin_to_cpu,
+    run_single_threaded,
+    table,
+)
+
+from sam_env.core import RuleConfig, Table
+
+TARGET_DECISIONS_PER_S = 50_000
+
+
+def engine_play(rules: RuleConfig, seed: int) -> PlayHand:
+    """One hand of random play on the engine per call."""
+    table = Table(rules, np.random.default_rng(seed))
+    choose = RandomChoice(seed)
+    flatnonzero = np.flatnonzero
+
+    def play() -> tuple[int, int]:
+        hand = table.new_hand()
+        n = 0
+        while not hand.over:
+            hand.step(choose(flatnonzero(hand.legal_mask())))
+            n += 1
+        return n, n
+
+    return play
+
+
+def engine_specs(players: int, seed: int) -> list[Spec]:
+    rules, no_sam = RuleConfig(n_players=players), RuleConfig(n_players=players, allow_sam=False)
+    return [
+        Spec("engine (Hand.legal_mask + Hand.step)", lambda: engine_play(rules, seed)),
+        Spec("engine, no Sâm (allow_sam=False)", lambda: engine_play(no_sam, seed)),
+    ]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    default = Budget()
+    parser.add_argument("--seconds", type=float, default=default.seconds, help="time budget per row and round")
+    parser.add_argument("--steps", type=int, default=None, help="a step budget per row and round instead")
+    parser.add_argument("--warmup", type=float, default=default.warmup, help="seconds of unmeasured play first")
+    parser.add_argument("--rounds", type=int, default=default.rounds, help="interleaved rounds; the best is kept")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default=default.clock, help="cpu (default) or wall")
+    parser.add_argument("--players", type=int, default=4, help="seats at the table (default 4)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU (Linux)")
+    parser.add_argument("--markdown", default=None, help="also write the table to this Markdown file")
+
+
+def budget_of(args: argparse.Namespace) -> Budget:
+    return Budget(args.seconds, args.steps, args.warmup, args.rounds, args.clock)
+
+
+def footer(cpus: str, budget: Budget) -> str:
+    per = "CPU-second of the process" if budget.clock == "cpu" else "elapsed second"
+    return f"Rates per {per}, best of {budget.rounds} rounds. `{command_line()}` — {machine_line(cpus)}"
+
+
+def write_markdown(path: str, title: str, body: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"# {title}\n\n{body}\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_single_threaded()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    cpus = pin_to_cpu(args.cpu)
+    budget = budget_of(args)
+    rows = measure_all(engine_specs(args.players, args.seed), budget)
+    verdict = "met" if max(r.decisions_per_s for r in rows) >= TARGET_DECISIONS_PER_S else "NOT met"
+    figures = ", ".join(f"{r.name}: {r.decisions_per_s:,.0f}" for r in rows)
+    body = "\n\n".join(
+        [
+            table(rows, None, decisions_column=False),
+            f"Target (issue #2): ≥ {TARGET_DECISIONS_PER_S:,} engine decisions/s on one core: {verdict} ({figures}).",
+            footer(cpus, budget),
+        ]
+    )
+    print(body)
+    if args.markdown:
+        write_markdown(args.markdown, "Engine speed", body)
+
+
+if __name__ == "__main__":
+    main()
