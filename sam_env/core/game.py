@@ -393,6 +393,7 @@ class Hand:
         mask = ((REQ & hand) == REQ) & self._tables.answers[self.table_combo + 1]
         if self.rules.bao1 == "forced" and self.responsible(seat):
             mask &= ~_SINGLES_BELOW[self.highest_rank(seat)]
+        mask.flags.writeable = False  # cached and trusted by step(): callers must not edit it
         return mask
 
     def _chop_value(self, table: int) -> int:
