@@ -15,6 +15,7 @@ pick among the legal action ids) and the same time budget, on one core. Each row
   (each step builds the next state, as RLCard users run it) — the reference.
 
     python benchmarks/bench_env.py [--seconds 2] [--rounds 3] [--markdown benchmarks/results.md] [--cpu 0]
+    python benchmarks/bench_env.py --profile 2000   # where the AEC loop spends its time
 
 The script restarts itself with thread pools capped at one thread; ``--cpu N`` (or
 ``taskset -c N``) also pins the process.
@@ -100,12 +101,34 @@ def rlcard_play(seed: int) -> PlayHand:
     return play
 
 
+def profile_aec(env: object, hands: int, seed: int, top: int = 25) -> None:
+    """Where the time of the AEC loop goes: cProfile of ``hands`` hands, by own time and cumulative."""
+    import cProfile
+    import pstats
+
+    play = aec_play(lambda: env, seed)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(hands):
+        play()
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+
+
 def main(argv: list[str] | None = None) -> None:
     run_single_threaded()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_arguments(parser)
     parser.add_argument("--no-rlcard", action="store_true", help="skip the RLCard reference row")
+    parser.add_argument(
+        "--profile", type=int, metavar="HANDS", default=0, help="instead: cProfile HANDS hands of the AEC row"
+    )
     args = parser.parse_args(argv)
+    if args.profile:
+        profile_aec(sam_env.env(rules=RuleConfig(n_players=args.players)), args.profile, args.seed)
+        return
     cpus = pin_to_cpu(args.cpu)
     budget = budget_of(args)
     seed = args.seed
