@@ -41,7 +41,7 @@ from .hand_analysis import (
 
 FOLLOW_GAIN = 0.5
 """Least drop in plan cost for which the bot answers a play when no opponent is close to out."""
-DANGER_CARDS = 2
+DANGER_CARDS = 3
 """An opponent holding this many cards or fewer may go out soon: contest every trick."""
 
 
@@ -95,11 +95,14 @@ class HeuristicAgent(Agent):
         candidates = [a for a in split if a in plays and not _leaves_only_twos(counts, a)]
         if not candidates:
             return _cheapest_rest(counts, plays, with_two)
-        if min(_opponent_cards(view)) == 1:
-            multi = [a for a in candidates if COMBOS[a].size > 1]
-            if multi:
-                return max(multi, key=lambda a: (COST[a], -COMBOS[a].key))
-            return _highest_single(plays) or max(candidates, key=lambda a: COMBOS[a].key)
+        # An opponent holding c cards goes out at once on a lead of c cards that it can beat.
+        risky = {n for n in _opponent_cards(view) if n <= DANGER_CARDS}
+        if risky:
+            other = [a for a in candidates if COMBOS[a].size not in risky]
+            if not other:
+                top = _highest_single(plays)
+                return top if 1 in risky and top is not None else min(candidates, key=_strength)
+            candidates = other
         weak = [a for a in candidates if not _is_reserve(a)] or candidates
         return max(weak, key=lambda a: (COST[a], COMBOS[a].size, -COMBOS[a].key))
 
@@ -107,7 +110,12 @@ class HeuristicAgent(Agent):
 
     def _follow(self, view: SeatView, counts: Counts) -> int:
         with_two = view.rules.straights_with_two
-        plays = [a for a in _allowed_plays(view, counts) if not _finishes_on_twos(counts, a)]
+        # A hand left with only 2s can only ever finish on 2s (§11): never play into one.
+        plays = [
+            a
+            for a in _allowed_plays(view, counts)
+            if not _finishes_on_twos(counts, a) and not _leaves_only_twos(counts, a)
+        ]
         if not plays:
             return PASS
         for a in plays:
@@ -120,12 +128,16 @@ class HeuristicAgent(Agent):
             if COMBOS[view.table_combo].kind == Kind.SINGLE:
                 return max(plays, key=lambda a: COMBOS[a].key)
             return _cheapest_rest(counts, plays, with_two)
-        possible = beaters(_unseen_counts(view), view.rules, max(_opponent_cards(view)))
+        unseen = _unseen_counts(view)
+        possible = beaters(unseen, view.rules, max(_opponent_cards(view)))
+        answering = _answering_cards(view)
+        responders = beaters(unseen, view.rules, max(answering)) if answering else None
         now = plan_cost(counts, with_two)
         best, gain = PASS, FOLLOW_GAIN
         for a in sorted(plays, key=lambda a: COMBOS[a].key):
             rest = counts_after(counts, a)
-            if not beatable(a, possible) and _sure_finish(rest, possible, with_two):
+            takes_trick = responders is None or not beatable(a, responders)
+            if takes_trick and _sure_finish(rest, possible, with_two):
                 return a
             drop = now - plan_cost(rest, with_two)
             if drop >= gain + 1e-9:
@@ -136,6 +148,11 @@ class HeuristicAgent(Agent):
 def _opponent_cards(view: SeatView) -> list[int]:
     """Card counts of the other seats still in the hand."""
     return [n for s, n in enumerate(view.n_cards) if s != view.seat and not view.out[s]]
+
+
+def _answering_cards(view: SeatView) -> list[int]:
+    """Card counts of the opponents who could still answer a play of ours in this trick."""
+    return [n for s, n in enumerate(view.n_cards) if s != view.seat and not view.out[s] and not view.passed[s]]
 
 
 def _unseen_counts(view: SeatView) -> Counts:
@@ -149,6 +166,11 @@ def _allowed_plays(view: SeatView, counts: Counts) -> list[int]:
         top = max(r for r in range(N_RANKS) if counts[r])
         plays = [a for a in plays if COMBOS[a].kind != Kind.SINGLE or COMBOS[a].key == top]
     return plays
+
+
+def _strength(action: int) -> tuple[float, int]:
+    """Sort key, strongest play first: least likely to lose its trick, then highest."""
+    return COST[action], -COMBOS[action].key
 
 
 def _highest_single(plays: Sequence[int]) -> int | None:
