@@ -321,7 +321,7 @@ def test_illegal_action_penalty() -> None:
 
 
 def test_maskable_ppo_smoke_and_masked_evaluation() -> None:
-    torch = pytest.importorskip("torch")
+    import torch
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from stable_baselines3.common.monitor import Monitor
@@ -341,7 +341,7 @@ def test_maskable_ppo_smoke_and_masked_evaluation() -> None:
 
     evaluation_env = Monitor(SingleAgentEnv(reward_scale=0.1))
     returns, lengths = evaluate_policy(
-        model, evaluation_env, n_eval_episodes=4, return_episode_rewards=True, callback=record
+        model, evaluation_env, n_eval_episodes=4, return_episode_rewards=True, callback=record, use_masking=True
     )
     assert len(returns) == len(lengths) == 4
     assert returns == pytest.approx(nets)
