@@ -96,6 +96,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .core.game import Hand
 from .core.ledger import HandResult, Transfer
@@ -115,7 +116,38 @@ def env(**kwargs: Any) -> AECEnv:
     they raise :class:`~sam_env.core.IllegalMoveError`, since a rules engine that silently
     accepts a bad move corrupts experiments.
     """
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
+
+
+def _forwarded(name: str, before_reset_error: bool = True) -> property:
+    def get(self: OrderEnforcing) -> Any:
+        if before_reset_error and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    return property(get, doc=f"The wrapped environment's ``{name}``.")
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with the attributes an AEC loop reads at every step
+    forwarded directly.
+
+    The stock wrapper reaches them through two levels of ``__getattr__``, about 10 µs per step
+    (a third of the whole loop); these properties make the same before-reset checks.
+    """
+
+    agent_selection = _forwarded("agent_selection")
+    agents = _forwarded("agents")
+    rewards = _forwarded("rewards")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    infos = _forwarded("infos")
+    _cumulative_rewards = _forwarded("_cumulative_rewards", before_reset_error=False)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if observe and not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
 
 
 class raw_env(AECEnv):
