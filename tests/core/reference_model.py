@@ -242,16 +242,12 @@ class RefHand:
             self._end(Outcome("sam_blocked", seat, seat, sam_blocker=seat))
             return
         t = self.table
-        if t is not None:
-            value = 0
-            if t.kind in ("single", "pair") and t.rank == TWO:
-                value = self.rules.chop_per_two * t.size
-            elif t.kind == "quad":
-                value = self.rules.chop_per_quad
-            if value:
-                value += self.received[self.owner]
-                self._pay(self.owner, seat, value, "chop")
-                self.received[seat] += value
+        if t is not None and ((t.kind in ("single", "pair") and t.rank == TWO) or t.kind == "quad"):
+            # A chop (§4): the chopped play's value — even when that stake is 0 — plus the chain.
+            value = self.rules.chop_per_two * t.size if t.kind != "quad" else self.rules.chop_per_quad
+            value += self.received[self.owner]
+            self._pay(self.owner, seat, value, "chop")
+            self.received[seat] += value
         self.table, self.owner = p, seat
         if undersized:
             self.last_undersized_by = seat
