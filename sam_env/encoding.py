@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.cards import FULL_DECK, N_RANKS, N_SUITS
+from .core.cards import FULL_DECK, N_RANKS, N_SUITS, unary_of_cards
 from .core.combos import N_COMBOS, combo_index, combo_name
 from .core.game import NO_PLAY, Hand, Phase
 from .core.rules import CARDS_PER_HAND
@@ -85,24 +85,6 @@ def _offsets(layout: list[tuple[str, int]]) -> tuple[dict[str, int], int]:
         offsets[name] = pos
         pos += size
     return offsets, pos
-
-
-def _unary_of_chunk(chunk: int) -> int:
-    out = 0
-    for r in range(4):
-        count = ((chunk >> (4 * r)) & 0xF).bit_count()
-        out |= ((1 << count) - 1) << (4 * r)
-    return out
-
-
-_UNARY16 = tuple(_unary_of_chunk(c) for c in range(1 << 16))
-"""Card bits of four ranks → their unary rank counts; four look-ups convert a whole hand."""
-
-
-def unary_of_cards(mask: int) -> int:
-    """Unary rank-count mask (bits ``4r … 4r+c-1``) of a card mask."""
-    t = _UNARY16
-    return t[mask & 0xFFFF] | t[(mask >> 16) & 0xFFFF] << 16 | t[(mask >> 32) & 0xFFFF] << 32 | t[mask >> 48] << 48
 
 
 class Encoder:

@@ -145,3 +145,16 @@ def suit_nibble(mask: int, rank: int) -> int:
 
 
 _POPCOUNT4 = tuple(bin(n).count("1") for n in range(16))
+_UNARY8 = tuple(((1 << _POPCOUNT4[b & 0xF]) - 1) | ((1 << _POPCOUNT4[b >> 4]) - 1) << 4 for b in range(256))
+_UNARY16 = tuple(_UNARY8[c & 0xFF] | _UNARY8[c >> 8] << 8 for c in range(1 << 16))
+"""Card bits of four ranks → their rank counts in unary form; four look-ups convert a whole hand."""
+
+
+def unary_of_cards(mask: int) -> int:
+    """Rank counts of a card mask in *unary* form: bits ``4r … 4r+c-1`` set for ``c`` cards of rank ``r``.
+
+    Unary counts turn "holds at least k of a rank" into single bits, which is how the engine
+    tests whether a hand can form a combination and how observations show pairs, triples, quads.
+    """
+    t = _UNARY16
+    return t[mask & 0xFFFF] | t[(mask >> 16) & 0xFFFF] << 16 | t[(mask >> 32) & 0xFFFF] << 32 | t[mask >> 48] << 48

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .cards import DECK_SIZE, N_SUITS, CardError, Rank, Suit, format_cards, mask_of, rank_counts
-from .combos import COMBOS, MAX_STRAIGHT, REQ, Kind, unary_mask
+from .cards import DECK_SIZE, N_SUITS, CardError, Rank, Suit, format_cards, mask_of, unary_of_cards
+from .combos import COMBOS, MAX_STRAIGHT, REQ, Kind
 from .rules import CARDS_PER_HAND, INSTANT_WIN_TYPES, RuleConfig
 
 
@@ -26,8 +26,9 @@ _DRAGONS = [
 
 def random_deal(rules: RuleConfig, rng: np.random.Generator) -> list[int]:
     """Shuffle the deck with ``rng`` and deal ``CARDS_PER_HAND`` cards to each seat (card masks)."""
-    order = rng.permutation(DECK_SIZE).tolist()
-    return [sum(1 << c for c in order[i * CARDS_PER_HAND : (i + 1) * CARDS_PER_HAND]) for i in range(rules.n_players)]
+    n_dealt = rules.n_players * CARDS_PER_HAND
+    cards = rng.permutation(DECK_SIZE)[:n_dealt].astype(np.uint64).reshape(rules.n_players, CARDS_PER_HAND)
+    return np.bitwise_or.reduce(np.left_shift(np.uint64(1), cards), axis=1).tolist()
 
 
 def parse_deal(rules: RuleConfig, hands: Sequence[Iterable[int | str]] | Sequence[int]) -> list[int]:
@@ -70,21 +71,32 @@ def parse_deal(rules: RuleConfig, hands: Sequence[Iterable[int | str]] | Sequenc
     return masks
 
 
-def instant_win_type(rules: RuleConfig, hand: int) -> str | None:
+def _bits_at(level: int) -> int:
+    """Unary-mask bits meaning "holds at least ``level + 1`` cards" of each rank."""
+    return sum(1 << (4 * r + level) for r in range(len(Rank)))
+
+
+_AT_LEAST_2, _AT_LEAST_3, _AT_LEAST_4 = _bits_at(1), _bits_at(2), _bits_at(3)
+
+_INSTANT_CHECKS: dict[str, Callable[[RuleConfig, int, int], bool]] = {
+    "dragon": lambda rules, hand, unary: any(
+        req & unary == req and (rules.straights_with_two or not two) for req, two in _DRAGONS
+    ),
+    "four_twos": lambda rules, hand, unary: hand >> (4 * Rank.TWO) == 0xF,
+    "same_colour": lambda rules, hand, unary: hand & _RED == hand or hand & _BLACK == hand,
+    "three_triples": lambda rules, hand, unary: (unary & _AT_LEAST_3).bit_count() >= 3,
+    "five_pairs": lambda rules, hand, unary: (unary & _AT_LEAST_2).bit_count() + (unary & _AT_LEAST_4).bit_count() >= 5,
+}
+"""Each check sees the card mask and its unary rank counts; a quad counts as a triple and as two pairs."""
+
+
+def instant_win_type(rules: RuleConfig, hand: int, unary: int | None = None) -> str | None:
     """The strongest instant-win type (of those the rules enable) a dealt hand has, if any."""
-    enabled = rules.instant_wins
-    if not enabled:
+    if not rules.instant_wins:
         return None
-    counts = rank_counts(hand)
-    unary = unary_mask(counts)
-    checks = {
-        "dragon": lambda: any(req & unary == req and (rules.straights_with_two or not two) for req, two in _DRAGONS),
-        "four_twos": lambda: counts[Rank.TWO] == 4,
-        "same_colour": lambda: hand & _RED == hand or hand & _BLACK == hand,
-        "three_triples": lambda: sum(c >= 3 for c in counts) >= 3,
-        "five_pairs": lambda: sum(c // 2 for c in counts) >= 5,
-    }
+    if unary is None:
+        unary = unary_of_cards(hand)
     for kind in INSTANT_WIN_TYPES:
-        if kind in enabled and checks[kind]():
+        if kind in rules.instant_wins and _INSTANT_CHECKS[kind](rules, hand, unary):
             return kind
     return None

@@ -12,7 +12,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from .cards import N_RANKS, Rank, format_cards
+from .cards import N_RANKS, Rank, format_cards, unary_of_cards
 from .combos import (
     BEATS,
     COMBOS,
@@ -26,7 +26,6 @@ from .combos import (
     SINGLE_RANK,
     STRAIGHT_WITH_TWO,
     TWOS_CHOPPED,
-    unary_mask,
 )
 from .deal import instant_win_type
 from .ledger import EndReason, HandResult, Reason, Transfer, net_of
@@ -120,7 +119,7 @@ class Hand:
         """The would-be leader of §6, who is asked first about Sâm."""
         self.dealt: tuple[int, ...] = tuple(hands)
         self.hands: list[int] = list(hands)
-        self.unary: list[int] = [unary_mask([_POP[(h >> (4 * r)) & 0xF] for r in range(N_RANKS)]) for h in hands]
+        self.unary: list[int] = [unary_of_cards(h) for h in hands]
         self.n_cards: list[int] = [h.bit_count() for h in hands]
         self.played: list[int] = [0] * n
         self.played_unary: list[int] = [0] * n
@@ -368,7 +367,7 @@ class Hand:
         best: tuple[int, int, str] | None = None
         for k in range(self.n_players):
             seat = (self.leader + k) % self.n_players
-            kind = instant_win_type(self.rules, self.hands[seat])
+            kind = instant_win_type(self.rules, self.hands[seat], self.unary[seat])
             if kind is not None:
                 order = INSTANT_WIN_TYPES.index(kind)
                 if best is None or order < best[0]:
