@@ -7,10 +7,13 @@ loaded by name — is one more entry in ``FACTORIES``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 
 from .base import Agent
 from .greedy_bot import GreedyAgent
 from .heuristic_bot import HeuristicAgent
+from .ppo_bot import PPOAgent, pretrained_names
 from .random_bot import RandomAgent
 
 AgentFactory = Callable[[int | None], Agent]
@@ -20,6 +23,8 @@ FACTORIES: dict[str, AgentFactory] = {
     GreedyAgent.name: GreedyAgent,
     HeuristicAgent.name: HeuristicAgent,
 }
+# The pretrained networks shipped in agents/pretrained, by file stem ("ppo").
+FACTORIES.update({name: partial(PPOAgent.pretrained, name) for name in pretrained_names()})
 
 
 class UnknownAgentError(ValueError):
@@ -44,3 +49,24 @@ def make_agent(name: str, seed: int | None = None) -> Agent:
     """Build the agent registered as ``name``, with its own generator seeded by ``seed``."""
     check_names([name])
     return FACTORIES[name](seed)
+
+
+def register(name: str, factory: AgentFactory, replace: bool = False) -> None:
+    """Add an agent under ``name`` (e.g. a policy being trained, so that an evaluation can seat it).
+
+    Evaluation workers see it only when they are forked from this process after the call.
+    """
+    if name in FACTORIES and not replace:
+        raise ValueError(f"an agent named {name!r} is already registered")
+    FACTORIES[name] = factory
+
+
+def load_bot(name: str, seed: int | None = None) -> Agent:
+    """A bot ready to play: a registered name (``"ppo"``, ``"heuristic"`` …) or a checkpoint's path.
+
+    A path names a policy checkpoint written by ``train.py`` (``.../policy.json``, its
+    ``.safetensors`` or their common stem); its metadata is checked against this sam-env before use.
+    """
+    if name not in FACTORIES and (name.endswith((".json", ".safetensors")) or Path(name + ".json").is_file()):
+        return PPOAgent.from_checkpoint(name, seed=seed, name=name)
+    return make_agent(name, seed)
