@@ -1,0 +1,154 @@
+"""The PPO bot: a trained MaskablePPO policy playing through the :class:`~agents.base.Agent` interface.
+
+The actor is evaluated in numpy from the checkpoint's tensors (a few matrix-vector products): about
+20 µs a decision against about 300 µs through SB3's torch distribution for a single observation,
+which matters because self-play and evaluation ask it one seat at a time. :func:`build_policy`
+rebuilds the full SB3 policy (actor and critic, torch) from the same files, for fine-tuning or for
+anyone who wants SB3's own API; the tests check that both give the same logits.
+
+Pretrained bots live in ``agents/pretrained/<name>.safetensors`` + ``<name>.json`` and are loaded by
+name (:func:`pretrained_names`, ``agents.registry.load_bot("ppo")``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sam_env import N_ACTIONS
+from sam_env.core import SeatView
+
+from .base import Agent
+from .checkpoint import CheckpointError, PolicyCheckpoint, load_policy
+
+if TYPE_CHECKING:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
+
+
+def pretrained_names() -> list[str]:
+    """Names of the checkpoints shipped in ``agents/pretrained`` (their file stems), sorted."""
+    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.json"))
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+_ACTIVATIONS = {"tanh": np.tanh, "relu": _relu}
+
+
+class PPOAgent(Agent):
+    """Plays the action its policy network prefers among the legal ones (or samples it).
+
+    Args:
+        checkpoint: validated weights and metadata (:func:`~agents.checkpoint.load_policy`).
+        seed: seeds the generator used when ``deterministic`` is False.
+        deterministic: play the most probable legal action (the strongest play, and reproducible
+            without a seed); False samples from the policy's masked distribution, as in training.
+        name: the agent's name in reports (default ``"ppo"``).
+    """
+
+    name = "ppo"
+
+    def __init__(
+        self,
+        checkpoint: PolicyCheckpoint,
+        seed: int | None = None,
+        deterministic: bool = True,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(seed)
+        arch = checkpoint.arch
+        t = checkpoint.tensors
+        self.checkpoint = checkpoint
+        self.deterministic = deterministic
+        self.obs_size = checkpoint.obs_size
+        self._hidden = [
+            (t[f"mlp_extractor.policy_net.{2 * i}.weight"], t[f"mlp_extractor.policy_net.{2 * i}.bias"])
+            for i in range(len(arch.pi))
+        ]
+        self._out = (t["action_net.weight"], t["action_net.bias"])
+        self._activation = _ACTIVATIONS[arch.activation]
+        if name is not None:
+            self.name = name
+
+    @classmethod
+    def from_checkpoint(
+        cls,
+        path: str | Path,
+        seed: int | None = None,
+        deterministic: bool = True,
+        n_players: int | None = None,
+        name: str | None = None,
+    ) -> PPOAgent:
+        """Load ``<stem>.json`` + ``<stem>.safetensors``; ``n_players``: refuse other table sizes."""
+        return cls(load_policy(path, n_players=n_players), seed=seed, deterministic=deterministic, name=name)
+
+    @classmethod
+    def pretrained(cls, name: str = "ppo", seed: int | None = None, deterministic: bool = True) -> PPOAgent:
+        """A bot shipped in ``agents/pretrained`` by name."""
+        if name not in pretrained_names():
+            raise CheckpointError(
+                f"no pretrained bot {name!r} in {PRETRAINED_DIR}; shipped: {', '.join(pretrained_names()) or 'none'}"
+            )
+        return cls(_pretrained_checkpoint(name), seed=seed, deterministic=deterministic, name=name)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        """Unmasked action logits for one observation vector (the actor of the SB3 policy)."""
+        h = np.asarray(observation, dtype=np.float32)
+        for weight, bias in self._hidden:
+            h = self._activation(weight @ h + bias)
+        weight, bias = self._out
+        return weight @ h + bias
+
+    def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        vector = observation["observation"]
+        if vector.shape != (self.obs_size,):
+            raise ValueError(
+                f"{self.name}: observation of shape {vector.shape}, but the policy was trained on "
+                f"({self.obs_size},) — a {self.checkpoint.rules.n_players}-player table"
+            )
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError(f"seat {view.seat} was asked to act with an empty action mask")
+        z = self.logits(vector)[legal]
+        if self.deterministic:
+            return int(legal[int(np.argmax(z))])
+        p = np.exp(z - z.max())
+        cumulative = np.cumsum(p)
+        return int(legal[min(int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1])), legal.size - 1)])
+
+
+@cache
+def _pretrained_checkpoint(name: str) -> PolicyCheckpoint:
+    """Read and check a shipped checkpoint once per process (evaluation builds a bot per chunk of deals)."""
+    return load_policy(PRETRAINED_DIR / f"{name}.json")
+
+
+def build_policy(checkpoint: PolicyCheckpoint) -> MaskableActorCriticPolicy:
+    """The sb3-contrib ``MaskableActorCriticPolicy`` of a checkpoint, weights loaded, in eval mode.
+
+    torch and sb3-contrib are imported here rather than at the top so that playing and evaluating
+    bots (numpy only) does not pay for importing them.
+    """
+    import gymnasium as gym
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    arch = checkpoint.arch
+    policy = MaskableActorCriticPolicy(
+        gym.spaces.Box(0.0, 1.0, (checkpoint.obs_size,), dtype=np.float32),
+        gym.spaces.Discrete(N_ACTIONS),
+        lr_schedule=lambda _: 0.0,
+        net_arch={"pi": list(arch.pi), "vf": list(arch.vf)},
+        activation_fn={"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[arch.activation],
+    )
+    policy.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in checkpoint.tensors.items()})
+    policy.set_training_mode(False)
+    return policy
