@@ -87,6 +87,10 @@ def _offsets(layout: list[tuple[str, int]]) -> tuple[dict[str, int], int]:
     return offsets, pos
 
 
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
+"""``float32[256, 8]``: the bits of each byte value, lowest first (one look-up unpacks a byte)."""
+
+
 class Encoder:
     """Builds observation and state vectors for one seat count; the layouts are computed once.
 
@@ -148,7 +152,7 @@ class Encoder:
             bits |= 1 << (o["sam_declarer"] + (hand.sam_declarer - seat) % n)
         bits |= 1 << (o["leader"] + (hand.leader - seat) % n) | 1 << (o["phase"] + hand.phase)
         raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
-        out = np.unpackbits(raw, count=size, bitorder="little").astype(np.float32)
+        out = _BYTE_BITS.take(raw, axis=0).reshape(-1)[:size]
         if hand.table_combo != NO_PLAY:
             value = hand.chain_value()
             out[o["chain_value"]] = value / (value + CHAIN_SCALE)

@@ -88,7 +88,8 @@ _RULE_TABLES: dict[RuleConfig, RuleTables] = {}
 
 
 def rule_tables(rules: RuleConfig) -> RuleTables:
-    if rules not in _RULE_TABLES:
+    tables = _RULE_TABLES.get(rules)
+    if tables is None:
         allowed = ~STRAIGHT_WITH_TWO if not rules.straights_with_two else np.ones(N_COMBOS, dtype=bool)
         answers = np.zeros((N_COMBOS + 1, N_COMBOS), dtype=bool)
         answers[0] = LEADS & allowed
@@ -100,7 +101,7 @@ def rule_tables(rules: RuleConfig) -> RuleTables:
         for arr in (tables.answers, tables.sam_mask, tables.no_moves):
             arr.flags.writeable = False
         _RULE_TABLES[rules] = tables
-    return _RULE_TABLES[rules]
+    return tables
 
 
 class Hand:
@@ -139,6 +140,8 @@ class Hand:
         self.result: HandResult | None = None
         self._tables = rule_tables(rules)
         self._mask: np.ndarray | None = None
+        self._formable: list[np.ndarray | None] = [None] * n
+        """Per seat: the combinations its cards can form; changes only when the seat plays."""
         self._undersized_by: int | None = None
         self.finished_on_two: list[int] = []
         """Seats whose last play was only 2s (§11), in order."""
@@ -286,6 +289,7 @@ class Hand:
             played_unary += (_UNARY[p + k] - _UNARY[p]) << shift
             played |= taken
         self.hands[seat], self.unary[seat] = hand, unary
+        self._formable[seat] = None
         self.played[seat], self.played_unary[seat] = played, played_unary
         size = _SIZE[move]
         self.n_cards[seat] -= size
@@ -388,8 +392,10 @@ class Hand:
         if self.phase is Phase.SAM_DECISION:
             return self._tables.sam_mask
         seat = self.to_act
-        hand = np.uint64(self.unary[seat])
-        mask = ((REQ & hand) == REQ) & self._tables.answers[self.table_combo + 1]
+        formable = self._formable[seat]
+        if formable is None:
+            formable = self._formable[seat] = (REQ & np.uint64(self.unary[seat])) == REQ
+        mask = formable & self._tables.answers[self.table_combo + 1]
         if self.rules.bao1 == "forced" and self.responsible(seat):
             mask &= ~_SINGLES_BELOW[self.highest_rank(seat)]
         mask.flags.writeable = False  # cached and trusted by step(): callers must not edit it
