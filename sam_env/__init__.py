@@ -35,38 +35,16 @@ from .policy import Policy
 
 GYMNASIUM_ID = "sam_env/Sam-v0"
 
-
-_REPLACED: dict[str, object] = {}
-"""Values assigned to the lazy names (e.g. by ``unittest.mock.patch``)."""
+_LAZY = {"env": "sam_env.aec_env", "raw_env": "sam_env.aec_env", "SingleAgentEnv": "sam_env.wrappers"}
 
 
-def _lazy(module: str, name: str) -> property:
-    def load(_package: types.ModuleType) -> object:
-        if name in _REPLACED:
-            return _REPLACED[name]
-        return getattr(importlib.import_module(module), name)
-
-    def assign(_package: types.ModuleType, value: object) -> None:
-        # Importing the submodule sam_env/env.py records it as the package attribute "env";
-        # the name stays the env() factory, as when this file imported it eagerly.
-        if not isinstance(value, types.ModuleType):
-            _REPLACED[name] = value
-
-    def restore(_package: types.ModuleType) -> None:
-        _REPLACED.pop(name, None)
-
-    return property(load, assign, restore, doc=f"``{module}.{name}``, imported on first use.")
-
-
-class _Package(types.ModuleType):
-    """The ``sam_env`` module, with the environment layer as lazily imported attributes."""
-
-    env = _lazy("sam_env.env", "env")
-    raw_env = _lazy("sam_env.env", "raw_env")
-    SingleAgentEnv = _lazy("sam_env.wrappers", "SingleAgentEnv")
-
-
-sys.modules[__name__].__class__ = _Package
+def __getattr__(name: str) -> object:
+    """Import the environment layer on first use (PEP 562), then keep it as a plain attribute."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'sam_env' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
 
 
 def _register(gymnasium: types.ModuleType) -> None:

@@ -15,9 +15,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from .aec_env import raw_env
 from .core.rules import RuleConfig
 from .core.view import SeatView
-from .env import raw_env
 from .policy import Policy
 
 OpponentArg = Policy | Sequence[Policy] | None

@@ -50,10 +50,10 @@ def test_environment_layer_loads_on_first_use() -> None:
 
 @pytest.mark.parametrize(
     "first",
-    ["import sam_env.wrappers", "from sam_env.env import raw_env", "import sam_env.env", "import gymnasium"],
+    ["import sam_env.wrappers", "from sam_env.aec_env import raw_env", "import sam_env.aec_env", "import gymnasium"],
 )
 def test_env_factory_is_not_hidden_by_its_module(first: str) -> None:
-    """``sam_env.env`` is the factory whichever way the module ``sam_env/env.py`` was loaded first."""
+    """``sam_env.env`` is the factory whichever way the environment modules were loaded first."""
     out = run_python(
         f"""
         {first}
