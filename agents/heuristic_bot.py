@@ -18,6 +18,7 @@ It splits its hand into few strong plays (:func:`~agents.hand_analysis.best_spli
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -41,8 +42,10 @@ from .hand_analysis import (
 
 FOLLOW_GAIN = 0.5
 """Least drop in plan cost for which the bot answers a play when no opponent is close to out."""
-DANGER_CARDS = 3
-"""An opponent holding this many cards or fewer may go out soon: contest every trick."""
+CONTEST_CARDS = 7
+"""When an opponent holds this many cards or fewer, answer every play that can be answered."""
+CRITICAL_CARDS = 2
+"""When an opponent holds this many cards or fewer, answer a single with the highest single."""
 
 
 class HeuristicAgent(Agent):
@@ -96,7 +99,7 @@ class HeuristicAgent(Agent):
         if not candidates:
             return _cheapest_rest(counts, plays, with_two)
         # An opponent holding c cards goes out at once on a lead of c cards that it can beat.
-        risky = {n for n in _opponent_cards(view) if n <= DANGER_CARDS}
+        risky = {n for n in _opponent_cards(view) if n <= CRITICAL_CARDS}
         if risky:
             other = [a for a in candidates if COMBOS[a].size not in risky]
             if not other:
@@ -124,16 +127,16 @@ class HeuristicAgent(Agent):
         chops = [a for a in plays if _is_chop(a, view.table_combo)]
         if chops:
             return min(chops, key=lambda a: COMBOS[a].key)
-        if min(_opponent_cards(view)) <= DANGER_CARDS:
-            if COMBOS[view.table_combo].kind == Kind.SINGLE:
-                return max(plays, key=lambda a: COMBOS[a].key)
-            return _cheapest_rest(counts, plays, with_two)
+        shortest = min(_opponent_cards(view))
+        if shortest <= CRITICAL_CARDS and COMBOS[view.table_combo].kind == Kind.SINGLE:
+            return max(plays, key=lambda a: COMBOS[a].key)
         unseen = _unseen_counts(view)
         possible = beaters(unseen, view.rules, max(_opponent_cards(view)))
         answering = _answering_cards(view)
         responders = beaters(unseen, view.rules, max(answering)) if answering else None
         now = plan_cost(counts, with_two)
-        best, gain = PASS, FOLLOW_GAIN
+        # Once an opponent is getting short, passing lets it run through the trick: stay in.
+        best, gain = PASS, (-math.inf if shortest <= CONTEST_CARDS else FOLLOW_GAIN)
         for a in sorted(plays, key=lambda a: COMBOS[a].key):
             rest = counts_after(counts, a)
             takes_trick = responders is None or not beatable(a, responders)
