@@ -19,7 +19,7 @@ from sam_env.core.render import render_hand
 
 from .base import Agent
 from .human import HumanAgent, QuitGame
-from .registry import UnknownAgentError, available, check_names, make_agent
+from .registry import available, load_bot
 from .rules_options import add_rules_arguments, rules_from_args
 
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=["heuristic"],
         metavar="NAME",
         help=f"bots in the other seats, in turn order after you; one name fills every seat "
-        f"(known: {', '.join(available())}; default heuristic)",
+        f"(known: {', '.join(available())}, or a policy checkpoint path; default heuristic)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 to n-1 (default 0)")
     parser.add_argument("--hands", type=int, default=1, help="hands to play at the same table (default 1)")
@@ -48,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _lineup(args: argparse.Namespace, rules: RuleConfig) -> list[str]:
     n = rules.n_players
-    check_names(args.opponents)
+    for name in dict.fromkeys(args.opponents):
+        load_bot(name)  # fails early, with the known names, on an unknown name or a bad checkpoint
     if not 0 <= args.seat < n:
         raise ValueError(f"--seat must be a seat from 0 to {n - 1} for {n} players, got {args.seat}")
     if args.hands < 1:
@@ -67,7 +68,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     try:
         rules = rules_from_args(args)
         lineup = _lineup(args, rules)
-    except (ValueError, UnknownAgentError) as err:
+    except ValueError as err:
         parser.error(str(err))
     n, me = rules.n_players, args.seat
     human = HumanAgent(stdin=stdin, stdout=out)
@@ -75,7 +76,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     names = ["you"] * n
     for j, name in enumerate(lineup, start=1):
         seed = None if args.seed is None else args.seed + j
-        players[(me + j) % n], names[(me + j) % n] = make_agent(name, seed), name
+        players[(me + j) % n], names[(me + j) % n] = load_bot(name, seed), name
     env = sam_env.env(rules=rules)
     raw = env.unwrapped
     total = 0

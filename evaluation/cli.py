@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.registry import UnknownAgentError, available, check_names
+from agents.registry import available, load_bot
 from agents.rules_options import add_rules_arguments, rules_from_args
 from sam_env.core import RuleConfig
 
@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         required=True,
         metavar="NAME",
-        help=f"agents to evaluate (known: {', '.join(available())})",
+        help=f"agents to evaluate: registry names ({', '.join(available())}) or policy checkpoint paths",
     )
     parser.add_argument(
         "--opponents",
@@ -77,12 +77,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def check_agents(names: Sequence[str]) -> None:
+    """Build each agent once here, so that unknown names and bad checkpoints fail before any worker starts."""
+    for name in dict.fromkeys(names):
+        load_bot(name)
+
+
 def plan_matches(args: argparse.Namespace, rules: RuleConfig) -> list[Match]:
     """The matches the options ask for; raises ``ValueError`` on inconsistent options."""
     n = rules.n_players
     candidates = list(dict.fromkeys(args.candidates))
     mirror = candidates if args.mirror == [] else list(dict.fromkeys(args.mirror or []))
-    check_names([*candidates, *(args.opponents or []), *mirror])
+    check_agents([*candidates, *(args.opponents or []), *mirror])
     unknown_mirror = [m for m in mirror if m not in candidates]
     if unknown_mirror:
         raise ValueError(f"--mirror names must be among --candidates; not a candidate: {', '.join(unknown_mirror)}")
@@ -111,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
         rules = rules_from_args(args)
         matches = plan_matches(args, rules)
-    except (ValueError, UnknownAgentError) as err:
+    except ValueError as err:
         parser.error(str(err))
     start = time.perf_counter()
     results = run_matches(matches, rules, args.deals, args.seed, args.workers, progress=not args.no_progress)

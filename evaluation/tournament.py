@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 import sam_env
 from agents.base import Agent
-from agents.registry import make_agent
+from agents.registry import load_bot
 from sam_env.core import HandResult, RuleConfig
 
 from .deals import Deal, make_deal
@@ -94,7 +94,7 @@ def run_task(task: Task) -> tuple[Task, np.ndarray, np.ndarray]:
     n = rules.n_players
     env = sam_env.env(rules=rules)
     env.reset(seed=task.seed)
-    agents = [make_agent(name) for name in task.match.slots]
+    agents = [load_bot(name) for name in task.match.slots]
     metrics = np.zeros((task.stop - task.start, n, n, len(METRICS)), dtype=np.int32)
     leaders = np.zeros(task.stop - task.start, dtype=np.int32)
     for row, d in enumerate(range(task.start, task.stop)):

@@ -48,11 +48,12 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--candidates", "heuristic", "nobody"], "known agents: greedy, heuristic, random"),
+        (["--candidates", "heuristic", "nobody"], "unknown agent name(s) 'nobody'; known agents: greedy, heuristic"),
         (["--candidates", "heuristic", "greedy", "--deals", "-5"], "--deals must be at least 1"),
         (["--candidates", "heuristic", "greedy", "--workers", "0"], "--workers must be at least 1"),
         (["--candidates", "heuristic", "greedy", "--players", "6"], "n_players"),
         (["--candidates", "heuristic", "greedy", "--rules", "/no/such/file.yaml"], "does not exist"),
+        (["--candidates", "heuristic", "/no/such/policy.json"], "no such checkpoint"),
         (["--candidates", "heuristic"], "at least two --candidates"),
         (["--candidates", "heuristic", "--opponents", "greedy", "random"], "needs 3 names"),
         (["--candidates", "heuristic", "greedy", "--mirror", "random"], "must be among --candidates"),
