@@ -687,6 +687,15 @@ def plot_learning_curve(run_dir: Path, out: Path, title: str) -> None:
         ax.plot(steps, mean, marker="o", color="tab:blue")
         ax.fill_between(steps, low, high, alpha=0.25, color="tab:blue", label="95% CI over deals")
         ax.legend(loc="lower right")
+    if steps.size > 2:
+        # The untrained policy declares Sâm every hand (about -60 X): keep it from flattening the rest.
+        bottom, top = min(low[1:].min(), 0.0), max(high[1:].max(), 0.0)
+        pad = 0.15 * (top - bottom) + 0.1
+        ax.set_ylim(bottom - pad, top + pad)
+        shown = (bottom - pad <= mean) & (mean <= top + pad)
+        hidden = [f"step {s:,}: {m:+.1f}" for s, m in zip(steps[~shown], mean[~shown], strict=True)]
+        if hidden:
+            ax.text(0.02, 0.03, "off the scale: " + ", ".join(hidden), transform=ax.transAxes, fontsize=8)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_title("duplicate evaluation vs heuristic x3 (X/hand)")
     panels = (
