@@ -3,17 +3,22 @@
 It splits its hand into few strong plays (:func:`~agents.hand_analysis.best_split`) and then:
 
 * **leads** its weakest play, keeping 2s, quads and other control plays for later; near the end
-  it cashes plays nobody can beat and keeps one that is not only 2s for last (RULES.md §11);
+  it cashes plays nobody can beat and keeps one that is not only 2s for last (RULES.md §11); it
+  never leads the number of cards with which an opponent holding one or two cards could go out;
 * **follows** when a play fits its split (shedding a weak combination on someone else's lead is
-  free progress), and otherwise passes rather than break its hand — unless an opponent is close
-  to going out, in which case it fights for every trick, highest single first;
+  free progress) and otherwise passes rather than break its hand — until an opponent is down to
+  a few cards: a seat that passes is out of the trick, which lets that opponent run through it, so
+  from then on it answers every play it can, with its highest single against one or two cards;
 * **chops** 2s and quads whenever it can: the chop money is paid at once and the quad was a play
   of its own anyway;
+* never plays into a hand of only 2s, which could only finish on 2s (§11);
 * respects **báo 1** (§7): when the next seat holds one card it plays a combination of two or more
   cards or its highest single, whatever the ``bao1`` option makes legal;
 * **declares Sâm** only with a proof — an order of plays no combination of the unseen cards can
   beat, the last one not only 2s (:func:`~agents.hand_analysis.sam_plan`) — and **blocks** any
   other seat's Sâm with the first play it can make.
+
+The thresholds below were tuned in duplicate matches against the greedy bot (``sam-eval``).
 """
 
 from __future__ import annotations
@@ -77,7 +82,7 @@ class HeuristicAgent(Agent):
     def _block(self, view: SeatView) -> int:
         """Any play on a declarer's play ends its Sâm and earns the blocker the Sâm stake."""
         plays = [a for a in view.legal if a != PASS]
-        return min(plays, key=lambda a: COST[a]) if plays else PASS
+        return plays[0] if plays else PASS
 
     # ------------------------------------------------------------------ leading
 
