@@ -32,11 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sam-eval",
         description=(
-            "Duplicate tournament for Sâm Lốc bots. Each deal is played once per seat rotation: the "
-            "candidate takes every seat of the same cards while its opponents fill the others in a "
-            "fixed order. Reports X per hand with a 95%% confidence interval over deals, win rate, "
-            "X per hand by position relative to the leader, Sâm, chops and penalties, plus "
-            "openskill ratings; writes summary.csv, summary.json, summary.md and x_per_hand.png."
+            "Duplicate tournament for Sâm Lốc bots. Each deal is played once per seat rotation: the\n"
+            "candidate takes every seat of the same cards while its opponents fill the others in a\n"
+            "fixed order. Reports X per hand with a 95% confidence interval over deals, win rate, X per\n"
+            "hand by position relative to the would-be leader, Sâm, chops and penalties, and openskill\n"
+            "ratings; writes summary.csv, summary.json, summary.md and x_per_hand.png to --out."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
