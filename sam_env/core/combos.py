@@ -112,6 +112,8 @@ def combo_index(name: str) -> int:
         return _BY_NAME[name]
     head, _, tail = str(name).strip().partition(":")
     head = head.lower()
+    if not tail and head in _BY_NAME:
+        return _BY_NAME[head]
     try:
         if tail:
             sep = "-" if head == "straight" else "+"

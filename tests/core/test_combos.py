@@ -132,6 +132,8 @@ def test_names_that_do_not_exist(name: str) -> None:
         ("STRAIGHT:A-3", "straight:A-3"),
         ("double_quad:5+t", "double_quad:5+10"),
         ("quad:j", "quad:J"),
+        ("PASS", "pass"),
+        (" Decline_Sam ", "decline_sam"),
     ],
 )
 def test_name_aliases(alias: str, canonical: str) -> None:
