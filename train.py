@@ -80,6 +80,9 @@ class ConfigError(ValueError):
 class OpponentMix:
     """How often each kind of opponent fills a seat: relative weights, drawn per hand and per seat.
 
+    A kind that a config's ``opponents`` mapping leaves out gets weight 0; the defaults below apply
+    only when a config has no ``opponents`` at all.
+
     Attributes:
         self_play: a frozen snapshot of the learner, drawn uniformly from the pool.
         random: uniform over the legal moves (it declares Sâm half the time, and pays for it).
@@ -290,7 +293,7 @@ def config_from_dict(data: Mapping[str, Any]) -> TrainConfig:
         unknown = sorted(str(k) for k in mix if k not in OPPONENT_KINDS)
         if unknown:
             raise ConfigError(f"unknown opponent kind(s) {unknown}; allowed: {', '.join(OPPONENT_KINDS)}")
-        values["opponents"] = OpponentMix(**{k: _float_or_same(v) for k, v in mix.items()})
+        values["opponents"] = OpponentMix(**{k: _float_or_same(mix.get(k, 0.0)) for k in OPPONENT_KINDS})
     return TrainConfig(**values)
 
 
@@ -606,7 +609,7 @@ class TrainingSchedule(BaseCallback):
 
     def run_eval(self, step: int) -> None:
         started = time.perf_counter()
-        label = f"{self.config.name}@{step}"
+        label = f"ppo[{self.config.name}]"
         c = self.config
         [s] = evaluate(snapshot_of(self.model, c, step), label, ["heuristic"], c.eval_deals, c.eval_seed)
         self._seconds["eval"] += time.perf_counter() - started
@@ -733,7 +736,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "  python train.py                                   # configs/default.yaml (~10 min on 2 cores)\n"
         "  python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5\n"
         "  python train.py --set pi_layers=[128,128] --set learning_rate=1e-4\n"
-        "  python train.py --resume runs/RUN/checkpoints/step_000100000 --set total_timesteps=400000",
+        "  python train.py --resume runs/RUN/checkpoints/step_000100000 --set total_timesteps=400000\n\n"
+        f"config fields: {', '.join(f.name for f in fields(TrainConfig))}; "
+        f"opponents.{{{','.join(OPPONENT_KINDS)}}}; rules.<any RuleConfig option>",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
@@ -827,8 +832,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.resume is not None:
         try:
             pool = restore_trainer(args.resume, model, config)
-        except (ConfigError, ValueError) as err:
-            print(f"error: cannot resume: {err}", file=sys.stderr)
+        except (ConfigError, ValueError, KeyError) as err:
+            print(f"error: cannot resume: {err!s}", file=sys.stderr)
             return 2
         print(f"resuming {run_name} at step {model.num_timesteps:,} with {len(pool)} snapshots in the pool")
     else:
