@@ -197,6 +197,16 @@ def load_policy(path: str | Path, n_players: int | None = None) -> PolicyCheckpo
     return checkpoint
 
 
+def copy_policy(source: str | Path, destination: str | Path) -> Path:
+    """Check a checkpoint and write it under a new stem (e.g. ``agents/pretrained/ppo``); return the JSON path.
+
+    Renaming the files by hand would leave the metadata naming the old weights file; this rewrites it.
+    """
+    checkpoint = load_policy(source)
+    metadata = {k: v for k, v in checkpoint.metadata.items() if k != "weights"}
+    return save_policy(destination, checkpoint.tensors, metadata)
+
+
 def read_metadata(json_path: Path) -> dict[str, Any]:
     """The metadata dict of a checkpoint's JSON file, or a :class:`CheckpointError` saying why not."""
     if not json_path.is_file():
