@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -17,3 +19,10 @@ def test_ci_runs_the_readme_test_command() -> None:
     install_run, install_test = _commands(block)[:2]
     assert "pytest" in install_test and "pytest" not in install_run
     assert install_test in _commands((ROOT / ".ci" / "run").read_text(encoding="utf-8"))
+
+
+def test_ruff_lint_and_format_are_clean() -> None:
+    """The lint and format rules of pyproject.toml hold for the whole tree, so CI enforces them."""
+    for args in (["check", "."], ["format", "--check", "."]):
+        done = subprocess.run([sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
