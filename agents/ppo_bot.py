@@ -69,6 +69,8 @@ class PPOAgent(Agent):
         self.checkpoint = checkpoint
         self.deterministic = deterministic
         self.obs_size = checkpoint.obs_size
+        self.n_players = checkpoint.rules.n_players
+        """The only table size the network can play: its observation layout depends on it."""
         self._hidden = [
             (t[f"mlp_extractor.policy_net.{2 * i}.weight"], t[f"mlp_extractor.policy_net.{2 * i}.bias"])
             for i in range(len(arch.pi))
@@ -112,7 +114,7 @@ class PPOAgent(Agent):
         if vector.shape != (self.obs_size,):
             raise ValueError(
                 f"{self.name}: observation of shape {vector.shape}, but the policy was trained on "
-                f"({self.obs_size},) — a {self.checkpoint.rules.n_players}-player table"
+                f"({self.obs_size},) — a {self.n_players}-player table"
             )
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:
