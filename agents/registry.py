@@ -10,6 +10,8 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from sam_env.core import RuleConfig
+
 from .base import Agent
 from .greedy_bot import GreedyAgent
 from .heuristic_bot import HeuristicAgent
@@ -70,3 +72,13 @@ def load_bot(name: str, seed: int | None = None) -> Agent:
     if name not in FACTORIES and (name.endswith((".json", ".safetensors")) or Path(name + ".json").is_file()):
         return PPOAgent.from_checkpoint(name, seed=seed, name=name)
     return make_agent(name, seed)
+
+
+def can_play(name: str, rules: RuleConfig) -> bool:
+    """Whether the agent can sit at a table with these rules.
+
+    Rule-based bots play every table; a network only fits the seat count it was trained for (its
+    observation layout depends on it), and refuses other tables with an error when asked to act.
+    """
+    n_players = getattr(load_bot(name), "n_players", None)
+    return n_players is None or n_players == rules.n_players
