@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import sam_env
-from agents.registry import available, make_agent
+from agents.registry import available, can_play, make_agent
 from sam_env.core import COMBOS, Kind, RuleConfig
 from sam_env.core.rules import INSTANT_WIN_TYPES
 
@@ -30,7 +30,7 @@ def _case_id(rules: RuleConfig) -> str:
 
 @pytest.mark.parametrize("rules", RULE_CASES, ids=_case_id)
 def test_every_bot_only_plays_legal_actions(rules: RuleConfig) -> None:
-    names = available()
+    names = [name for name in available() if can_play(name, rules)]
     env = sam_env.env(rules=rules)
     raw = env.unwrapped
     rng = np.random.default_rng(0)

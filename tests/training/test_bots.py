@@ -1,0 +1,74 @@
+"""Every registered bot, the shipped PPO bots included, loads in one line and plays through the environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from training_helpers import write_checkpoint
+
+import sam_env
+from agents.ppo_bot import PPOAgent, pretrained_names
+from agents.registry import available, can_play, load_bot
+from sam_env import RuleConfig, SingleAgentEnv
+
+
+def test_the_registry_lists_the_shipped_networks() -> None:
+    assert {"random", "greedy", "heuristic"} <= set(available())
+    assert set(pretrained_names()) <= set(available())
+    assert "ppo" in pretrained_names(), "agents/pretrained/ppo.{json,safetensors} is shipped with the package"
+
+
+@pytest.mark.parametrize("name", available())
+def test_every_registered_bot_plays_hands_through_the_aec_env(name: str) -> None:
+    bot = load_bot(name, seed=3)
+    env = sam_env.env()
+    for hand in range(3):
+        env.reset(seed=hand) if hand == 0 else env.reset()
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            action = bot.act(observation, env.unwrapped.seat_view(agent))
+            assert observation["action_mask"][action], f"{name} chose illegal action {action}"
+            env.step(action)
+        assert sum(env.unwrapped.result.net) == 0
+
+
+@pytest.mark.parametrize("name", pretrained_names())
+def test_a_shipped_network_is_an_opponent_of_the_single_agent_view(name: str) -> None:
+    env = SingleAgentEnv(opponents=load_bot(name))
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        _, _, terminated, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if terminated:
+            env.reset()
+    assert load_bot(name).checkpoint.rules == RuleConfig()
+
+
+def test_load_bot_takes_a_checkpoint_path(tmp_path: Path) -> None:
+    path = write_checkpoint(tmp_path)
+    for spelling in (path, path.with_suffix(".safetensors"), path.with_suffix("")):
+        bot = load_bot(str(spelling))
+        assert isinstance(bot, PPOAgent)
+
+
+def test_sampling_mode_draws_only_legal_moves_and_follows_the_seed(tmp_path: Path) -> None:
+    path = write_checkpoint(tmp_path)
+    mask = np.zeros(sam_env.N_ACTIONS, dtype=np.int8)
+    mask[[0, 7, 30, 31]] = 1
+    obs = {"observation": np.zeros(586, np.float32), "action_mask": mask}
+    draws = [PPOAgent.from_checkpoint(path, seed=5, deterministic=False).act(obs, None) for _ in range(2)]
+    assert draws[0] == draws[1]
+    bot = PPOAgent.from_checkpoint(path, seed=5, deterministic=False)
+    assert {bot.act(obs, None) for _ in range(200)} <= {0, 7, 30, 31}
+
+
+def test_networks_sit_only_at_the_table_size_they_were_trained_for() -> None:
+    for n_players in (2, 3, 4, 5):
+        rules = RuleConfig(n_players=n_players)
+        assert can_play("heuristic", rules) and can_play("random", rules)
+        assert can_play("ppo", rules) == (n_players == 4)

@@ -1,0 +1,94 @@
+"""The training config: every shipped file loads, overrides apply, bad values are refused by name."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_every_config_in_configs_loads(train: ModuleType, path: Path) -> None:
+    config = train.load_config(path)
+    assert config.name == path.stem
+    assert train.config_from_dict(config.to_dict()) == config
+
+
+def test_overrides_reach_plain_and_nested_fields(train: ModuleType) -> None:
+    overrides = ["total_timesteps=20000", "opponents.heuristic=0.5", "pi_layers=[64, 64]", "rules.bao1=forced"]
+    config = train.load_config(ROOT / "configs" / "smoke.yaml", overrides)
+    assert config.total_timesteps == 20000
+    assert config.opponents.heuristic == 0.5
+    assert config.pi_layers == (64, 64)
+    assert config.rule_config.bao1 == "forced"
+
+
+def test_opponent_kinds_left_out_of_the_mix_get_no_seats(train: ModuleType) -> None:
+    config = train.config_from_dict({"opponents": {"heuristic": 2, "self_play": 1}})
+    assert config.opponents.weights() == {"self_play": 1.0, "random": 0.0, "greedy": 0.0, "heuristic": 2.0}
+
+
+def test_yaml_exponent_floats_are_numbers(train: ModuleType) -> None:
+    """YAML 1.1 reads ``3e-4`` as a string; float fields accept it anyway."""
+    config = train.config_from_dict({"learning_rate": "3e-4", "opponents": {"random": "1e-1"}})
+    assert config.learning_rate == pytest.approx(3e-4)
+    assert config.opponents.random == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"total_timestep": 5}, "unknown config field(s) ['total_timestep']; allowed: name, seed"),
+        ({"opponents": {"heuristics": 1}}, "unknown opponent kind(s) ['heuristics']; allowed: self_play"),
+        ({"total_timesteps": 0}, "total_timesteps = 0 is not allowed; expected an int > 0"),
+        ({"total_timesteps": 1.5}, "total_timesteps = 1.5 is not allowed; expected an int > 0"),
+        ({"learning_rate": -1}, "learning_rate = -1 is not allowed; expected a number > 0"),
+        ({"learning_rate": "fast"}, "learning_rate = 'fast' is not allowed; expected a number > 0"),
+        ({"gamma": 1.5}, "gamma = 1.5 is not allowed; expected a number in (0, 1]"),
+        ({"vec_env": "ray"}, "vec_env = 'ray' is not allowed; expected 'dummy' or 'subproc'"),
+        ({"activation": "gelu"}, "activation = 'gelu' is not allowed; expected one of ['tanh', 'relu']"),
+        ({"pi_layers": []}, "pi_layers = [] is not allowed; expected a non-empty list"),
+        ({"n_envs": 3, "n_steps": 10, "batch_size": 16}, "batch_size = 16 is not allowed; expected a divisor of"),
+        ({"opponents": {"self_play": -1}}, "opponents.self_play = -1 is not allowed; expected a weight >= 0"),
+        (
+            {"opponents": {"self_play": 0, "random": 0, "greedy": 0, "heuristic": 0}},
+            "expected at least one weight > 0",
+        ),
+        ({"final_eval_opponents": ["nobody"]}, "final_eval_opponents = ['nobody'] is not allowed"),
+        ({"rules": {"n_players": 9}}, "rules: RuleConfig.n_players = 9 is not allowed"),
+        ({"progress_bar": "yes"}, "progress_bar = 'yes' is not allowed; expected true or false"),
+        ({"name": "my run"}, "name = 'my run' is not allowed"),
+    ],
+)
+def test_bad_values_name_the_field_the_value_and_what_is_allowed(
+    train: ModuleType, data: dict[str, object], message: str
+) -> None:
+    with pytest.raises(train.ConfigError) as err:
+        train.config_from_dict(data)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [("total_timesteps", "expected KEY=VALUE"), ("opponents=[1", "not valid YAML"), ("seed.x=1", "seed is not a")],
+)
+def test_malformed_overrides(train: ModuleType, override: str, message: str) -> None:
+    with pytest.raises(train.ConfigError, match=message):
+        train.load_config(ROOT / "configs" / "smoke.yaml", [override])
+
+
+def test_command_line_reports_config_errors_without_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\nn_epochs: 0\n", encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), "--config", str(bad)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert out.returncode == 2
+    assert "n_epochs = 0 is not allowed; expected an int > 0" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -1,0 +1,86 @@
+"""``train.py`` end to end in a subprocess: a few hundred steps, checkpoints, a resume, and reproducibility."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from training_helpers import ROOT
+
+from agents.checkpoint import load_policy
+from agents.registry import load_bot
+from sam_env import ENCODING_VERSION
+
+
+def _train(run_dir: Path, *args: str) -> str:
+    command = [sys.executable, str(ROOT / "train.py"), *args, "--set", f"run_dir={run_dir}"]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One run of configs/smoke.yaml (256 steps): its folder and what it printed."""
+    runs = tmp_path_factory.mktemp("runs")
+    stdout = _train(runs, "--config", "configs/smoke.yaml")
+    [run] = list(runs.iterdir())
+    return run, stdout
+
+
+def test_smoke_run_writes_logs_checkpoints_and_the_evaluation(smoke: tuple[Path, str]) -> None:
+    run, stdout = smoke
+    assert run.name.startswith("smoke__s7__")
+    assert "vs heuristic x3" in stdout and "95% CI" in stdout
+    for line in ("random x3", "greedy x3", "heuristic x3"):
+        assert line in stdout
+    assert list(run.glob("events.out.tfevents.*"))
+    assert (run / "learning_curve.png").stat().st_size > 0
+    assert json.loads((run / "evaluation.json").read_text())["steps"] == 256
+
+    checkpoint = run / "checkpoints" / "step_000000128"
+    assert (checkpoint / "config.yaml").is_file()
+    policy = load_policy(checkpoint / "policy.json")
+    assert policy.metadata["encoding_version"] == ENCODING_VERSION
+    assert policy.metadata["num_timesteps"] == 128
+    assert policy.metadata["training"]["name"] == "smoke"
+    assert load_bot(str(checkpoint / "policy.json")).name == str(checkpoint / "policy.json")
+
+
+def test_resume_continues_the_step_count_and_the_schedules(smoke: tuple[Path, str], tmp_path: Path) -> None:
+    run, _ = smoke
+    checkpoint = run / "checkpoints" / "step_000000128"
+    resume = ["--resume", str(checkpoint), "--set", "total_timesteps=384", "--set", "final_eval_deals=0"]
+    stdout = _train(tmp_path, *resume)
+    assert "resuming smoke__s7__" in stdout and "at step 128 with 2 snapshots" in stdout
+    assert "step       256: vs heuristic" in stdout  # evaluations stay on the run's step schedule
+    trainer = json.loads((run / "final" / "trainer.json").read_text())
+    assert trainer["num_timesteps"] == 384
+    assert trainer["n_updates"] == 384 // 64  # one epoch per 64-step rollout, counted on from the checkpoint's 2
+    assert trainer["optimizer_param_groups"][0]["lr"] == pytest.approx(3e-4)
+    assert (run / "checkpoints" / "step_000000256" / "policy.json").is_file()
+
+
+def test_the_same_seed_trains_the_same_weights(smoke: tuple[Path, str], tmp_path: Path) -> None:
+    run, _ = smoke
+    _train(tmp_path, "--config", "configs/smoke.yaml", "--set", "total_timesteps=128", "--set", "final_eval_deals=0")
+    [again] = list(tmp_path.iterdir())
+    first = json.loads((run / "checkpoints" / "step_000000128" / "policy.json").read_text())
+    second = json.loads((again / "final" / "policy.json").read_text())
+    assert first["weights"]["sha256"] == second["weights"]["sha256"]
+
+
+def test_resume_from_a_damaged_checkpoint_fails_with_a_message(smoke: tuple[Path, str], tmp_path: Path) -> None:
+    run, _ = smoke
+    damaged = tmp_path / "run" / "checkpoints" / "step_000000128"
+    shutil.copytree(run / "checkpoints" / "step_000000128", damaged)
+    (damaged / "trainer.safetensors").write_bytes((damaged / "trainer.safetensors").read_bytes()[:64])
+    command = [sys.executable, str(ROOT / "train.py"), "--resume", str(damaged)]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2
+    assert f"error: cannot resume: {damaged}: cannot read the trainer state" in out.stderr
+    assert "Traceback" not in out.stderr
