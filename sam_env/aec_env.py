@@ -149,6 +149,16 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
 
+    def step(self, action: int | None) -> None:
+        """The stock wrapper's checks, then the environment's step without the base wrapper's hop."""
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.env.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self.env.step(action)
+
 
 class raw_env(AECEnv):
     """Sâm Lốc as a PettingZoo AEC environment (see the module docstring)."""

@@ -95,7 +95,9 @@ class Encoder:
     """Builds observation and state vectors for one seat count; the layouts are computed once.
 
     Every entry but the chop-chain value is 0/1, so a vector is assembled as the bits of one
-    Python integer and unpacked by numpy in a single call: a few microseconds per observation.
+    Python integer and unpacked by numpy in a single call. The bit positions of each seat's
+    blocks are precomputed for every observer (a "plan"): an observation is built at every step
+    of every training run, so it should cost a few integer operations per seat and no more.
     """
 
     def __init__(self, n_players: int) -> None:
@@ -104,56 +106,91 @@ class Encoder:
         self.state_layout = state_layout(n_players)
         self._obs, self.size = _offsets(self.layout)
         self._state, self.state_size = _offsets(self.state_layout)
-        self._seat_orders = [[(seat + k) % n_players for k in range(n_players)] for seat in range(n_players)]
+        orders = [[(seat + k) % n_players for k in range(n_players)] for seat in range(n_players)]
+        self._obs_plans = [_seat_plan(self._obs, order) for order in orders]
+        self._state_plan = _seat_plan(self._state, orders[0])
+        self._obs_shared = _shared_blocks(self._obs, self.size)
+        self._state_shared = _shared_blocks(self._state, self.state_size)
 
     def observe(self, hand: Hand, seat: int) -> np.ndarray:
         """The observation of ``seat`` (seat-relative; see :func:`observation_layout`)."""
         o = self._obs
-        seen = hand.hands[seat]
-        for p in hand.played:
-            seen |= p
-        bits = hand.unary[seat] << o["hand"] | unary_of_cards(FULL_DECK ^ seen) << o["unseen"]
-        bits |= self._seat_bits(o, hand, self._seat_orders[seat])
+        unseen = FULL_DECK ^ (hand.hands[seat] | hand.all_played)
+        bits = hand.unary[seat] << o["hand"] | unary_of_cards(unseen) << o["unseen"]
+        bits |= _seat_bits(hand, self._obs_plans[seat])
         if hand.phase is Phase.PLAY and hand.responsible(seat):
             bits |= 1 << o["responsible"]
-        return self._vector(bits, o, self.size, hand, seat)
+        return self._vector(bits, self._obs_shared, hand, seat)
 
     def state(self, hand: Hand) -> np.ndarray:
         """The perfect-information state (absolute seats; see :func:`state_layout`)."""
         o = self._state
-        bits = self._seat_bits(o, hand, self._seat_orders[0])
+        bits = _seat_bits(hand, self._state_plan)
         for s, unary in enumerate(hand.unary):
             bits |= unary << (o["hands"] + s * UNARY)
         if not hand.over:
             bits |= 1 << (o["to_act"] + hand.to_act)
-        return self._vector(bits, o, self.state_size, hand, 0)
+        return self._vector(bits, self._state_shared, hand, 0)
 
-    def _seat_bits(self, o: dict[str, int], hand: Hand, seats: list[int]) -> int:
-        """Per-seat blocks (played cards, cards left, báo 1, passed, out), seats in the given order."""
-        bits = 0
-        played, left, one, passed, gone = o["played"], o["cards_left"], o.get("one_card"), o["passed"], o["out"]
-        for rel, s in enumerate(seats):
-            n_cards = hand.n_cards[s]
-            bits |= hand.played_unary[s] << (played + rel * UNARY) | 1 << (left + rel * (CARDS_PER_HAND + 1) + n_cards)
-            if n_cards == 1 and one is not None:
-                bits |= 1 << (one + rel)
-            if hand.passed[s]:
-                bits |= 1 << (passed + rel)
-            if hand.out[s]:
-                bits |= 1 << (gone + rel)
-        return bits
-
-    def _vector(self, bits: int, o: dict[str, int], size: int, hand: Hand, seat: int) -> np.ndarray:
+    def _vector(self, bits: int, shared: SharedBlocks, hand: Hand, seat: int) -> np.ndarray:
         """Add the blocks shared by observation and state (seats relative to ``seat``) and unpack."""
+        table_at, owner_at, declarer_at, leader_at, phase_at, chain_at, size, n_bytes = shared
         n = self.n_players
-        if hand.table_combo != NO_PLAY:
-            bits |= 1 << (o["table_play"] + hand.table_combo) | 1 << (o["table_owner"] + (hand.table_owner - seat) % n)
-        if hand.sam_declarer is not None:
-            bits |= 1 << (o["sam_declarer"] + (hand.sam_declarer - seat) % n)
-        bits |= 1 << (o["leader"] + (hand.leader - seat) % n) | 1 << (o["phase"] + hand.phase)
-        raw = np.frombuffer(bits.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
-        out = _BYTE_BITS.take(raw, axis=0).reshape(-1)[:size]
-        if hand.table_combo != NO_PLAY:
+        table = hand.table_combo
+        if table != NO_PLAY:
+            bits |= 1 << (table_at + table) | 1 << (owner_at + (hand.table_owner - seat) % n)
+        declarer = hand.sam_declarer
+        if declarer is not None:
+            bits |= 1 << (declarer_at + (declarer - seat) % n)
+        bits |= 1 << (leader_at + (hand.leader - seat) % n) | 1 << (phase_at + hand.phase)
+        out = _BYTE_BITS.take(np.frombuffer(bits.to_bytes(n_bytes, "little"), dtype=np.uint8), axis=0)
+        out = out.reshape(-1)[:size]
+        if table != NO_PLAY:
             value = hand.chain_value()
-            out[o["chain_value"]] = value / (value + CHAIN_SCALE)
+            out[chain_at] = value / (value + CHAIN_SCALE)
         return out
+
+
+SharedBlocks = tuple[int, int, int, int, int, int, int, int]
+"""Offsets of table play, table owner, Sâm declarer, leader, phase, chain value; size; size in bytes."""
+
+
+def _shared_blocks(o: dict[str, int], size: int) -> SharedBlocks:
+    names = ("table_play", "table_owner", "sam_declarer", "leader", "phase", "chain_value")
+    return (*(o[name] for name in names), size, (size + 7) // 8)
+
+
+SeatPlan = tuple[tuple[int, int, int, int, int, int], ...]
+"""Per seat, in block-row order: (seat, played offset, cards-left offset, báo-1 bit, passed bit, out bit)."""
+
+
+def _seat_plan(o: dict[str, int], seats: list[int]) -> SeatPlan:
+    """Where each seat's per-seat blocks go when the block rows follow ``seats``."""
+    one = o.get("one_card")  # the state has no báo-1 block: cards left already says it
+    return tuple(
+        (
+            s,
+            o["played"] + row * UNARY,
+            o["cards_left"] + row * (CARDS_PER_HAND + 1),
+            0 if one is None else 1 << (one + row),
+            1 << (o["passed"] + row),
+            1 << (o["out"] + row),
+        )
+        for row, s in enumerate(seats)
+    )
+
+
+def _seat_bits(hand: Hand, plan: SeatPlan) -> int:
+    """Per-seat blocks (played cards, cards left, báo 1, passed, out) placed as the plan says."""
+    bits = 0
+    n_cards, played_unary, passed, out = hand.n_cards, hand.played_unary, hand.passed, hand.out
+    for s, played_at, left_at, one_bit, passed_bit, out_bit in plan:
+        c = n_cards[s]
+        bits |= played_unary[s] << played_at | 1 << (left_at + c)
+        if c == 1:
+            bits |= one_bit
+        if passed[s]:
+            bits |= passed_bit
+        if out[s]:
+            bits |= out_bit
+    return bits

@@ -125,6 +125,8 @@ class Hand:
         self.played: list[int] = [0] * n
         self.played_unary: list[int] = [0] * n
         """Rank counts of ``played`` in the unary form of :mod:`.combos` (for observations)."""
+        self.all_played: int = 0
+        """Every card played this hand, by any seat (the union of ``played``; for observations)."""
         self.n_played: list[int] = [0] * n
         self.out: list[bool] = [False] * n
         """Seats that finished on 2s under ``lose_and_continue`` and left the hand as losers."""
@@ -291,6 +293,7 @@ class Hand:
         self.hands[seat], self.unary[seat] = hand, unary
         self._formable[seat] = None
         self.played[seat], self.played_unary[seat] = played, played_unary
+        self.all_played |= played
         size = _SIZE[move]
         self.n_cards[seat] -= size
         self.n_played[seat] += size
