@@ -59,7 +59,7 @@ from agents.checkpoint import ACTIVATIONS, PolicyArch, PolicyCheckpoint, load_po
 from agents.ppo_bot import PPOAgent
 from agents.registry import available, make_agent, register
 from evaluation.report import markdown_table, text_table
-from evaluation.stats import Summary, summarize
+from evaluation.stats import Summary
 from evaluation.tournament import Match, run_matches
 from sam_env import RuleConfig, RuleConfigError, SingleAgentEnv
 from sam_env.core import SeatView
@@ -538,7 +538,7 @@ def evaluate(
     rules = checkpoint.rules
     matches = [Match(label, (o,) * (rules.n_players - 1)) for o in opponents]
     results = run_matches(matches, rules, deals, seed=seed, workers=1, progress=False)
-    return [summarize(r.match.candidate, r.match.opponents_label, r.metrics[:, :, 0], r.leaders) for r in results]
+    return [r.summary() for r in results]
 
 
 # ---------------------------------------------------------------------------------------------------

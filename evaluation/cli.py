@@ -15,7 +15,6 @@ from sam_env.core import RuleConfig
 
 from .ratings import rate
 from .report import markdown_table, plot, text_table, write_csv, write_json
-from .stats import summarize
 from .tournament import Match, run_matches
 
 EPILOG = """\
@@ -121,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(err))
     start = time.perf_counter()
     results = run_matches(matches, rules, args.deals, args.seed, args.workers, progress=not args.no_progress)
-    summaries = [summarize(r.match.candidate, r.match.opponents_label, r.metrics[:, :, 0], r.leaders) for r in results]
+    summaries = [r.summary() for r in results]
     ratings = rate(results)
     elapsed = time.perf_counter() - start
     args.out.mkdir(parents=True, exist_ok=True)

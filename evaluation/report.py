@@ -9,9 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .ratings import RatingRow
-from .stats import METRICS, NET, WIN, Summary
-
-EVENT_COLUMNS = [m for i, m in enumerate(METRICS) if i not in (NET, WIN)]
+from .stats import EVENT_METRICS, Summary
 
 
 def _fmt(x: float, digits: int = 2) -> str:
@@ -22,7 +20,7 @@ def text_table(summaries: Sequence[Summary], ratings: Sequence[RatingRow]) -> st
     """The results as aligned plain text, for the terminal."""
     n = len(summaries[0].by_position) if summaries else 0
     head = ["agent", "opponents", "deals", "hands", "win%", "X/hand", "95% CI"]
-    head += [f"pos{p}" for p in range(n)] + EVENT_COLUMNS
+    head += [f"pos{p}" for p in range(n)] + list(EVENT_METRICS)
     rows = [
         [
             s.agent,
@@ -33,7 +31,7 @@ def text_table(summaries: Sequence[Summary], ratings: Sequence[RatingRow]) -> st
             _fmt(s.x_per_hand),
             f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]",
             *(_fmt(x) for x in s.by_position),
-            *(str(s.counts[c]) for c in EVENT_COLUMNS),
+            *(str(s.counts[c]) for c in EVENT_METRICS),
         ]
         for s in summaries
     ]
@@ -86,7 +84,7 @@ def markdown_table(summaries: Sequence[Summary], ratings: Sequence[RatingRow]) -
 def write_csv(path: Path, summaries: Sequence[Summary]) -> None:
     n = len(summaries[0].by_position) if summaries else 0
     fields = ["agent", "opponents", "deals", "hands", "win_rate", "x_per_hand", "ci_low", "ci_high"]
-    fields += [f"x_pos{p}" for p in range(n)] + [f"x_pos{p}_half_width" for p in range(n)] + EVENT_COLUMNS
+    fields += [f"x_pos{p}" for p in range(n)] + [f"x_pos{p}_half_width" for p in range(n)] + list(EVENT_METRICS)
     with path.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(fields)
@@ -95,7 +93,7 @@ def write_csv(path: Path, summaries: Sequence[Summary]) -> None:
                 [s.agent, s.opponents, s.deals, s.hands, s.win_rate, s.x_per_hand, s.ci_low, s.ci_high]
                 + list(s.by_position)
                 + list(s.by_position_half_width)
-                + [s.counts[c] for c in EVENT_COLUMNS]
+                + [s.counts[c] for c in EVENT_METRICS]
             )
 
 

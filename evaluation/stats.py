@@ -33,6 +33,8 @@ METRICS: tuple[str, ...] = (
     "cong",  # never played a card (cóng)
 )
 NET, WIN = METRICS.index("net"), METRICS.index("win")
+EVENT_METRICS: tuple[str, ...] = tuple(m for i, m in enumerate(METRICS) if i not in (NET, WIN))
+"""The metrics that count events (Sâm, chops, penalties): summed over a match rather than averaged."""
 
 
 def hand_metrics(result: HandResult, seat: int) -> tuple[int, ...]:
@@ -99,7 +101,7 @@ def summarize(agent: str, opponents: str, metrics: np.ndarray, leaders: np.ndarr
     mean, low, high = mean_ci(net.mean(axis=1))
     position = (np.arange(n_rot)[None, :] - leaders[:, None]) % n_rot
     per_position = [mean_ci(net[position == p]) for p in range(n_rot)]
-    counts = {m: int(metrics[:, :, i].sum()) for i, m in enumerate(METRICS) if i not in (NET, WIN)}
+    counts = {m: int(metrics[:, :, METRICS.index(m)].sum()) for m in EVENT_METRICS}
     return Summary(
         agent=agent,
         opponents=opponents,

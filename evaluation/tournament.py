@@ -32,7 +32,7 @@ from agents.registry import load_bot
 from sam_env.core import HandResult, RuleConfig
 
 from .deals import Deal, make_deal
-from .stats import METRICS, hand_metrics
+from .stats import METRICS, Summary, hand_metrics, summarize
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,10 @@ class MatchResult:
     match: Match
     metrics: np.ndarray
     leaders: np.ndarray
+
+    def summary(self) -> Summary:
+        """The candidate's results (slot 0) over every rotation of every deal."""
+        return summarize(self.match.candidate, self.match.opponents_label, self.metrics[:, :, 0], self.leaders)
 
 
 def run_matches(
