@@ -136,9 +136,23 @@ def run_matches(
     """Play every match over the same ``deals`` deals of ``seed``, on ``workers`` processes.
 
     ``workers`` defaults to one process per core; with 1 everything runs in this process.
+    Raises ``ValueError`` before any hand is played if a match does not seat exactly ``n`` agents
+    (a missing opponent would fail in a worker, an extra one would silently never play).
     """
-    workers = workers or os.cpu_count() or 1
+    if not isinstance(rules, RuleConfig):
+        raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
+    if not _is_count(deals):
+        raise ValueError(f"deals must be an int >= 1, got {deals!r}")
+    if workers is not None and not _is_count(workers):
+        raise ValueError(f"workers must be None (one per core) or an int >= 1, got {workers!r}")
     n = rules.n_players
+    for m in matches:
+        if len(m.opponents) != n - 1:
+            raise ValueError(
+                f"match {m.candidate} vs {list(m.opponents)}: a {n}-player table needs {n - 1} opponents, "
+                f"got {len(m.opponents)}"
+            )
+    workers = workers or os.cpu_count() or 1
     chunk = max(1, min(200, math.ceil(deals / (4 * workers))))
     tasks = [
         Task(i, m, rules.to_dict(), seed, start, min(start + chunk, deals))
@@ -162,3 +176,7 @@ def run_matches(
                 for future in as_completed([pool.submit(run_task, t) for t in tasks]):
                     collect(*future.result())
     return [MatchResult(m, metrics[i], leaders.copy()) for i, m in enumerate(matches)]
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1

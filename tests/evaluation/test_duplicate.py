@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pytest
 
 import sam_env
 from agents.base import Agent
@@ -78,3 +81,20 @@ def test_results_do_not_depend_on_the_number_of_workers() -> None:
     for a, b in zip(one, two, strict=True):
         assert (a.metrics == b.metrics).all()
         assert (a.leaders == b.leaders).all()
+
+
+@pytest.mark.parametrize(
+    ("matches", "deals", "workers", "message"),
+    [
+        ([Match("heuristic", ("random",))], 2, 1, "needs 3 opponents, got 1"),
+        ([Match("heuristic", ("random",) * 4)], 2, 1, "needs 3 opponents, got 4"),
+        ([Match("heuristic", ("random",) * 3)], 0, 1, "deals must be an int >= 1, got 0"),
+        ([Match("heuristic", ("random",) * 3)], -1, 1, "deals must be an int >= 1, got -1"),
+        ([Match("heuristic", ("random",) * 3)], 2, 0, "workers must be None"),
+    ],
+)
+def test_run_matches_refuses_a_bad_schedule_before_playing(
+    matches: list[Match], deals: int, workers: int, message: str
+) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        run_matches(matches, RuleConfig(), deals, workers=workers, progress=False)
