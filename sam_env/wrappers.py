@@ -67,7 +67,9 @@ class SingleAgentEnv(gym.Env):
 
     Observations are the flat vectors of the AEC environment; the legal moves are
     :meth:`action_masks` (the method MaskablePPO looks for) and ``info["action_mask"]``.
-    ``reset()`` without a seed deals the next hand of the same table. A hand that ends before
+    ``reset()`` without a seed deals the next hand of the same table; ``options`` are those of
+    :meth:`sam_env.raw_env.reset` plus ``"learner_seat"`` (this hand's seat, overriding the
+    constructor's). A hand that ends before
     the learner's first decision (an instant win at the deal, or a blocked Sâm before its turn)
     offers nothing to learn; it is skipped, and its money for the learner is reported in
     ``info["skipped_reward"]`` so that evaluations can still account for it.
@@ -94,11 +96,7 @@ class SingleAgentEnv(gym.Env):
         self.aec = raw_env(rules=rules, reward_scale=reward_scale, render_mode=render_mode)
         self.rules = self.aec.rules
         n = self.rules.n_players
-        if learner_seat is not None and (
-            isinstance(learner_seat, bool) or not isinstance(learner_seat, int) or not 0 <= learner_seat < n
-        ):
-            raise ValueError(f"learner_seat must be None or a seat in 0..{n - 1}, got {learner_seat!r}")
-        self.learner_seat = learner_seat
+        self.learner_seat = self._check_seat(learner_seat)
         self.opponents = self._check_opponents(opponents, n)
         self.render_mode = render_mode
         agent0 = self.aec.possible_agents[0]
@@ -107,6 +105,15 @@ class SingleAgentEnv(gym.Env):
         self.seat = 0
         self._mask = np.zeros(self.action_space.n, dtype=bool)
         self._abandoned = False
+
+    def _check_seat(self, seat: object) -> int | None:
+        """A learner seat given to the constructor or to ``reset``: None (random) or a seat index."""
+        n = self.rules.n_players
+        if seat is not None and (
+            isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n
+        ):
+            raise ValueError(f"learner_seat must be None or a seat in 0..{n - 1}, got {seat!r}")
+        return None if seat is None else int(seat)
 
     @staticmethod
     def _check_opponents(opponents: OpponentArg, n: int) -> list[Policy | None]:
@@ -129,7 +136,7 @@ class SingleAgentEnv(gym.Env):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         options = dict(options or {})
-        seat = options.pop("learner_seat", self.learner_seat)
+        seat = self._check_seat(options.pop("learner_seat", self.learner_seat))
         explicit = "hands" in options
         skipped_reward, skipped = 0.0, 0
         for attempt in range(MAX_REDEALS):

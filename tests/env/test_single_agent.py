@@ -345,3 +345,15 @@ def test_maskable_ppo_smoke_and_masked_evaluation() -> None:
     )
     assert len(returns) == len(lengths) == 4
     assert returns == pytest.approx(nets)
+
+
+@pytest.mark.parametrize("seat", [4, -1, True, "1", 1.0])
+def test_a_bad_learner_seat_is_refused_by_the_constructor_and_by_reset(seat: object) -> None:
+    """A seat outside the table, or not an int, used to crash deep in reset or (True) pass as seat 1."""
+    with pytest.raises(ValueError, match=r"learner_seat must be None or a seat in 0\.\.3"):
+        SingleAgentEnv(learner_seat=seat)
+    env = SingleAgentEnv()
+    with pytest.raises(ValueError, match=r"learner_seat must be None or a seat in 0\.\.3"):
+        env.reset(seed=0, options={"learner_seat": seat})
+    env.reset(seed=0, options={"learner_seat": np.int64(2)})
+    assert env.seat == 2
