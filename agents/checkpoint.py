@@ -178,7 +178,13 @@ def load_policy(path: str | Path, n_players: int | None = None) -> PolicyCheckpo
         )
     if not weights_path.is_file():
         raise CheckpointError(f"{json_path}: the weights file {weights_path} is missing")
-    recorded = metadata.get("weights", {}).get("sha256")
+    record = metadata.get("weights")
+    recorded = record.get("sha256") if isinstance(record, dict) else None
+    if not isinstance(recorded, str):
+        raise CheckpointError(
+            f"{json_path}: no SHA-256 of the weights in the metadata (found weights = {record!r}); expected "
+            '{"file": ..., "sha256": ...} as save_policy writes it, so that the weights can be checked'
+        )
     actual = _sha256(weights_path)
     if recorded != actual:
         raise CheckpointError(

@@ -63,6 +63,11 @@ class PPOAgent(Agent):
         deterministic: bool = True,
         name: str | None = None,
     ) -> None:
+        if not isinstance(checkpoint, PolicyCheckpoint):
+            raise TypeError(
+                f"checkpoint must be a PolicyCheckpoint, got {type(checkpoint).__name__} {checkpoint!r}; "
+                "load files with PPOAgent.from_checkpoint(path)"
+            )
         super().__init__(seed)
         arch = checkpoint.arch
         t = checkpoint.tensors

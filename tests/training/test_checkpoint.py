@@ -118,3 +118,16 @@ def test_numpy_player_and_rebuilt_sb3_policy_agree(checkpoint: Path) -> None:
         features = policy.extract_features(torch.from_numpy(obs), policy.pi_features_extractor)
         expected = policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
     np.testing.assert_allclose(np.stack([bot.logits(o) for o in obs]), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("weights", [None, "ppo.safetensors", [1], {"file": "policy.safetensors"}])
+def test_metadata_without_the_weights_hash_is_refused(checkpoint: Path, weights: object) -> None:
+    """It used to crash with AttributeError, or blame the weights file for a hash that was never recorded."""
+    _edit_metadata(checkpoint, weights=weights)
+    with pytest.raises(CheckpointError, match="no SHA-256 of the weights in the metadata"):
+        load_policy(checkpoint)
+
+
+def test_ppo_agent_wants_a_loaded_checkpoint_not_a_path(checkpoint: Path) -> None:
+    with pytest.raises(TypeError, match=r"PolicyCheckpoint.*PPOAgent\.from_checkpoint"):
+        PPOAgent(str(checkpoint))
