@@ -485,16 +485,38 @@ def save_checkpoint(
     return policy_json
 
 
-def restore_trainer(folder: Path, model: MaskablePPO, config: TrainConfig) -> list[tuple[int, PolicyCheckpoint]]:
-    """Load policy, optimizer, step count and RNG states into ``model``; return the self-play pool."""
+def read_trainer_state(folder: Path) -> dict[str, Any]:
+    """The ``trainer.json`` of a checkpoint folder, checked before a resumed run writes anything."""
+    try:
+        trainer = json.loads((folder / "trainer.json").read_text(encoding="utf-8"))
+        int(trainer["num_timesteps"])
+    except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+        raise ConfigError(
+            f"{folder}: cannot read the trainer state (trainer.json + trainer.safetensors) to resume: {err!r}; "
+            "expected a folder checkpoints/step_N or final/ written by train.py"
+        ) from None
+    return trainer
+
+
+def run_dir_of(checkpoint: Path) -> Path:
+    """The run folder a checkpoint belongs to: ``<run>/checkpoints/step_N`` or ``<run>/final``."""
+    folder = checkpoint.resolve()
+    return folder.parent.parent if folder.parent.name == "checkpoints" else folder.parent
+
+
+def restore_trainer(
+    folder: Path, trainer: Mapping[str, Any], model: MaskablePPO, config: TrainConfig
+) -> list[tuple[int, PolicyCheckpoint]]:
+    """Load policy, optimizer, step count and RNG states into ``model``; return the self-play pool.
+
+    ``trainer`` is the folder's ``trainer.json`` (:func:`read_trainer_state`).
+    """
     policy = load_policy(folder / "policy", n_players=config.rule_config.n_players)
     if policy.arch != config.arch:
         raise ConfigError(f"{folder}: the checkpoint's network {policy.arch} differs from the config's {config.arch}")
-    trainer_json = folder / "trainer.json"
     try:
-        trainer = json.loads(trainer_json.read_text(encoding="utf-8"))
         tensors = load_file(str(folder / "trainer.safetensors"))
-    except (OSError, json.JSONDecodeError, SafetensorError) as err:
+    except (OSError, SafetensorError) as err:
         raise ConfigError(
             f"{folder}: cannot read the trainer state (trainer.json + trainer.safetensors) to resume: {err}"
         ) from None
@@ -757,7 +779,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "--resume",
         type=Path,
         metavar="CHECKPOINT_DIR",
-        help="continue a run from checkpoints/step_N (its config.yaml, step count, learning-rate schedule, "
+        help="continue a run from checkpoints/step_N or final/ (its config.yaml, step count, learning-rate schedule, "
         "optimizer state, self-play pool and RNG states); --set may change e.g. total_timesteps",
     )
     args = parser.parse_args(argv)
@@ -777,6 +799,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.resume is not None:
             config = load_config(args.resume / "config.yaml", args.overrides)
+            trainer = read_trainer_state(args.resume)
         else:
             config = load_config(args.config or Path(__file__).parent / "configs" / "default.yaml", args.overrides)
     except ConfigError as err:
@@ -784,7 +807,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     if args.resume is not None:
-        run_dir = args.resume.resolve().parent.parent
+        run_dir = run_dir_of(args.resume)
         run_name = run_dir.name
     else:
         run_name = f"{config.name}__s{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
@@ -801,9 +824,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
 
     # Opponents and deals of a resumed run are seeded from the step it resumes at; so are fresh runs (step 0).
-    start_step = 0
-    if args.resume is not None:
-        start_step = int(json.loads((args.resume / "trainer.json").read_text(encoding="utf-8"))["num_timesteps"])
+    start_step = 0 if args.resume is None else int(trainer["num_timesteps"])
     vec_env = make_vec_env(config, start_step)
     model = MaskablePPO(
         "MlpPolicy",
@@ -831,7 +852,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if args.resume is not None:
         try:
-            pool = restore_trainer(args.resume, model, config)
+            pool = restore_trainer(args.resume, trainer, model, config)
         except (ConfigError, ValueError, KeyError) as err:
             print(f"error: cannot resume: {err!s}", file=sys.stderr)
             return 2

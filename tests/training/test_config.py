@@ -92,3 +92,21 @@ def test_command_line_reports_config_errors_without_a_traceback(tmp_path: Path) 
     assert out.returncode == 2
     assert "n_epochs = 0 is not allowed; expected an int > 0" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_resume_from_a_folder_without_trainer_state_writes_nothing(
+    train: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It used to crash with FileNotFoundError after writing config.yaml two folders up."""
+    folder = tmp_path / "a" / "b" / "not_a_checkpoint"
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text((ROOT / "configs" / "smoke.yaml").read_text(encoding="utf-8"))
+    assert train.main(["--resume", str(folder)]) == 2
+    assert "cannot read the trainer state" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "config.yaml", "not_a_checkpoint"]
+
+
+def test_a_run_folder_is_found_from_a_step_checkpoint_or_the_final_one(train: ModuleType, tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "smoke__s7__20260101-000000"
+    assert train.run_dir_of(run / "checkpoints" / "step_000000128") == run.resolve()
+    assert train.run_dir_of(run / "final") == run.resolve()
