@@ -20,7 +20,7 @@ from sam_env.core.render import render_hand
 from .base import Agent
 from .human import HumanAgent, QuitGame
 from .registry import available, load_bot
-from .rules_options import add_rules_arguments, rules_from_args
+from .rules_options import add_rules_arguments, check_bots, opponent_lineup, rules_from_args
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,16 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _lineup(args: argparse.Namespace, rules: RuleConfig) -> list[str]:
     n = rules.n_players
-    for name in dict.fromkeys(args.opponents):
-        load_bot(name)  # fails early, with the known names, on an unknown name or a bad checkpoint
+    check_bots(args.opponents)
     if not 0 <= args.seat < n:
         raise ValueError(f"--seat must be a seat from 0 to {n - 1} for {n} players, got {args.seat}")
     if args.hands < 1:
         raise ValueError(f"--hands must be at least 1, got {args.hands}")
-    lineup = args.opponents * (n - 1) if len(args.opponents) == 1 else list(args.opponents)
-    if len(lineup) != n - 1:
-        raise ValueError(f"--opponents needs {n - 1} names for {n} players (or one name), got {len(args.opponents)}")
-    return lineup
+    return opponent_lineup(args.opponents, n)
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:

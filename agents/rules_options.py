@@ -1,15 +1,18 @@
-"""Command-line options shared by the play and evaluation entry points: which rules to play."""
+"""Command-line options shared by the play and evaluation entry points: which rules, and which bots."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
 
 from sam_env.core import RuleConfig, RuleConfigError
 from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
+
+from .registry import load_bot
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,3 +58,20 @@ def load_rules_file(path: Path) -> dict[str, object]:
     if not isinstance(data, dict):
         raise ValueError(f"rules file {str(path)!r} must hold a mapping of option names to values, got {data!r}")
     return data
+
+
+def check_bots(names: Sequence[str]) -> None:
+    """Build each named bot once, so that an unknown name or a bad checkpoint fails before play starts."""
+    for name in dict.fromkeys(names):
+        load_bot(name)
+
+
+def opponent_lineup(names: Sequence[str], n_players: int) -> list[str]:
+    """The ``--opponents`` of one seat: ``n - 1`` names in turn order, or one name for every other seat."""
+    lineup = list(names) * (n_players - 1) if len(names) == 1 else list(names)
+    if len(lineup) != n_players - 1:
+        raise ValueError(
+            f"--opponents needs {n_players - 1} names for {n_players} players (or one name for every seat), "
+            f"got {len(names)}"
+        )
+    return lineup

@@ -9,8 +9,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.registry import available, load_bot
-from agents.rules_options import add_rules_arguments, rules_from_args
+from agents.registry import available
+from agents.rules_options import add_rules_arguments, check_bots, opponent_lineup, rules_from_args
 from sam_env.core import RuleConfig
 
 from .ratings import rate
@@ -76,29 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def check_agents(names: Sequence[str]) -> None:
-    """Build each agent once here, so that unknown names and bad checkpoints fail before any worker starts."""
-    for name in dict.fromkeys(names):
-        load_bot(name)
-
-
 def plan_matches(args: argparse.Namespace, rules: RuleConfig) -> list[Match]:
     """The matches the options ask for; raises ``ValueError`` on inconsistent options."""
     n = rules.n_players
     candidates = list(dict.fromkeys(args.candidates))
     mirror = candidates if args.mirror == [] else list(dict.fromkeys(args.mirror or []))
-    check_agents([*candidates, *(args.opponents or []), *mirror])
+    check_bots([*candidates, *(args.opponents or []), *mirror])
     unknown_mirror = [m for m in mirror if m not in candidates]
     if unknown_mirror:
         raise ValueError(f"--mirror names must be among --candidates; not a candidate: {', '.join(unknown_mirror)}")
     if args.opponents:
-        lineup = args.opponents * (n - 1) if len(args.opponents) == 1 else args.opponents
-        if len(lineup) != n - 1:
-            raise ValueError(
-                f"--opponents needs {n - 1} names for {n} players (or one name for every seat), "
-                f"got {len(args.opponents)}"
-            )
-        matches = [Match(c, tuple(lineup)) for c in candidates]
+        lineup = tuple(opponent_lineup(args.opponents, n))
+        matches = [Match(c, lineup) for c in candidates]
     else:
         if len(candidates) < 2 and not mirror:
             raise ValueError("a round-robin needs at least two --candidates (or use --opponents or --mirror)")
