@@ -56,7 +56,7 @@ from tqdm import tqdm
 
 from agents.base import Agent
 from agents.checkpoint import ACTIVATIONS, PolicyArch, PolicyCheckpoint, load_policy, policy_metadata, save_policy
-from agents.ppo_bot import PPOAgent
+from agents.ppo_bot import PPOAgent, policy_kwargs
 from agents.registry import available, make_agent, register
 from evaluation.report import markdown_table, text_table
 from evaluation.stats import Summary
@@ -840,10 +840,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         vf_coef=config.vf_coef,
         max_grad_norm=config.max_grad_norm,
         target_kl=config.target_kl,
-        policy_kwargs={
-            "net_arch": {"pi": list(config.pi_layers), "vf": list(config.vf_layers)},
-            "activation_fn": {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[config.activation],
-        },
+        policy_kwargs=policy_kwargs(config.arch),
         seed=config.seed,
         device="cpu",
         verbose=0,

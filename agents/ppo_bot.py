@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from sam_env import N_ACTIONS
 from sam_env.core import SeatView
 
 from .base import Agent
-from .checkpoint import CheckpointError, PolicyCheckpoint, load_policy
+from .checkpoint import CheckpointError, PolicyArch, PolicyCheckpoint, load_policy
 
 if TYPE_CHECKING:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -138,6 +138,14 @@ def _pretrained_checkpoint(name: str) -> PolicyCheckpoint:
     return load_policy(PRETRAINED_DIR / f"{name}.json")
 
 
+def policy_kwargs(arch: PolicyArch) -> dict[str, Any]:
+    """SB3's ``policy_kwargs`` for ``arch``: what training builds and what :func:`build_policy` rebuilds."""
+    import torch
+
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[arch.activation]
+    return {"net_arch": {"pi": list(arch.pi), "vf": list(arch.vf)}, "activation_fn": activation}
+
+
 def build_policy(checkpoint: PolicyCheckpoint) -> MaskableActorCriticPolicy:
     """The sb3-contrib ``MaskableActorCriticPolicy`` of a checkpoint, weights loaded, in eval mode.
 
@@ -148,13 +156,11 @@ def build_policy(checkpoint: PolicyCheckpoint) -> MaskableActorCriticPolicy:
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    arch = checkpoint.arch
     policy = MaskableActorCriticPolicy(
         gym.spaces.Box(0.0, 1.0, (checkpoint.obs_size,), dtype=np.float32),
         gym.spaces.Discrete(N_ACTIONS),
         lr_schedule=lambda _: 0.0,
-        net_arch={"pi": list(arch.pi), "vf": list(arch.vf)},
-        activation_fn={"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[arch.activation],
+        **policy_kwargs(checkpoint.arch),
     )
     policy.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in checkpoint.tensors.items()})
     policy.set_training_mode(False)
