@@ -136,16 +136,12 @@ def format_cards(mask: int, symbols: bool = False) -> str:
 
 def rank_counts(mask: int) -> list[int]:
     """How many cards of each rank the mask holds (13 ints)."""
-    return [_POPCOUNT4[(mask >> (4 * r)) & 0xF] for r in range(N_RANKS)]
+    return [NIBBLE_POPCOUNT[(mask >> (4 * r)) & 0xF] for r in range(N_RANKS)]
 
 
-def suit_nibble(mask: int, rank: int) -> int:
-    """The 4-bit set of suits held at ``rank``."""
-    return (mask >> (4 * rank)) & 0xF
-
-
-_POPCOUNT4 = tuple(bin(n).count("1") for n in range(16))
-_UNARY8 = tuple(((1 << _POPCOUNT4[b & 0xF]) - 1) | ((1 << _POPCOUNT4[b >> 4]) - 1) << 4 for b in range(256))
+NIBBLE_POPCOUNT: tuple[int, ...] = tuple(bin(n).count("1") for n in range(16))
+"""Cards in the 4 suit bits of one rank: ``NIBBLE_POPCOUNT[(mask >> 4 * rank) & 0xF]``."""
+_UNARY8 = tuple(((1 << NIBBLE_POPCOUNT[b & 0xF]) - 1) | ((1 << NIBBLE_POPCOUNT[b >> 4]) - 1) << 4 for b in range(256))
 _UNARY16 = tuple(_UNARY8[c & 0xFF] | _UNARY8[c >> 8] << 8 for c in range(1 << 16))
 """Card bits of four ranks → their rank counts in unary form; four look-ups convert a whole hand."""
 

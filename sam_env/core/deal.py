@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .cards import DECK_SIZE, N_SUITS, CardError, Rank, Suit, format_cards, mask_of, unary_of_cards
+from .cards import DECK_SIZE, FULL_DECK, RED_SUITS, CardError, Rank, card_id, format_cards, mask_of, unary_of_cards
 from .combos import COMBOS, MAX_STRAIGHT, REQ, Kind
 from .rules import CARDS_PER_HAND, INSTANT_WIN_TYPES, RuleConfig
 
@@ -15,8 +15,8 @@ class DealError(ValueError):
     """A deal that cannot happen: wrong number of hands, wrong hand size, a card dealt twice."""
 
 
-_RED = sum(1 << (r * N_SUITS + s) for r in range(len(Rank)) for s in (Suit.DIAMONDS, Suit.HEARTS))
-_BLACK = ((1 << DECK_SIZE) - 1) ^ _RED
+_RED = sum(1 << card_id(r, s) for r in Rank for s in RED_SUITS)
+_BLACK = FULL_DECK ^ _RED
 _DRAGONS = [
     (int(REQ[c.id]), any(r == Rank.TWO for r, _ in c.needs))
     for c in COMBOS

@@ -12,7 +12,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from .cards import N_RANKS, Rank, format_cards, unary_of_cards
+from .cards import N_RANKS, NIBBLE_POPCOUNT, Rank, format_cards, unary_of_cards
 from .combos import (
     BEATS,
     COMBOS,
@@ -45,11 +45,8 @@ class IllegalMoveError(ValueError):
     """A move that the seat to act may not make now."""
 
 
-# Per-nibble helpers: how many suits a rank holds, and which ``k`` suits leave first (lowest).
-_POP = tuple(bin(n).count("1") for n in range(16))
-
-
 def _lowest_bits(nibble: int, k: int) -> int:
+    """The ``k`` lowest suits of a rank's 4 suit bits: the cards that leave when ``k`` of that rank are played."""
     out = 0
     for _ in range(k):
         low = nibble & -nibble
@@ -61,7 +58,7 @@ def _lowest_bits(nibble: int, k: int) -> int:
 _TAKE = tuple(tuple(_lowest_bits(n, k) for k in range(5)) for n in range(16))
 _UNARY = tuple((1 << c) - 1 for c in range(5))
 _NEEDS = tuple(c.needs for c in COMBOS)
-_SIZE = tuple(sum(k for _, k in c.needs) for c in COMBOS)
+_SIZE = tuple(c.size for c in COMBOS)
 _ONLY_TWOS = tuple(c.only_twos for c in COMBOS)
 _TWOS = tuple(c.twos for c in COMBOS)
 _SINGLE_RANK = tuple(int(r) for r in SINGLE_RANK)
@@ -188,7 +185,7 @@ class Hand:
         return seat
 
     def twos_held(self, seat: int) -> int:
-        return _POP[(self.hands[seat] >> (4 * Rank.TWO)) & 0xF]
+        return NIBBLE_POPCOUNT[(self.hands[seat] >> (4 * Rank.TWO)) & 0xF]
 
     def chain_value(self) -> int:
         """What the owner of the play on the table would pay if it were chopped now."""
@@ -285,9 +282,9 @@ class Hand:
             nib = (hand >> shift) & 0xF
             taken = _TAKE[nib][k] << shift
             hand ^= taken
-            c = _POP[nib]
+            c = NIBBLE_POPCOUNT[nib]
             unary -= (_UNARY[c] - _UNARY[c - k]) << shift
-            p = _POP[(played >> shift) & 0xF]
+            p = NIBBLE_POPCOUNT[(played >> shift) & 0xF]
             played_unary += (_UNARY[p + k] - _UNARY[p]) << shift
             played |= taken
         self.hands[seat], self.unary[seat] = hand, unary
