@@ -147,10 +147,11 @@ def sam_plan(counts: Counts, unseen_counts: Counts, rules: RuleConfig) -> tuple[
     all). The order puts plays made only of 2s first, so the last play is not only 2s (§8).
     """
     possible = beaters(unseen_counts, rules)
+    allowed = allowed_mask(rules)
     safe = frozenset(
         c.id
         for c in COMBOS
-        if c.kind in _PLAYABLE_KINDS and LEADS[c.id] and allowed_mask(rules)[c.id] and not beatable(c.id, possible)
+        if c.kind in _PLAYABLE_KINDS and LEADS[c.id] and allowed[c.id] and not beatable(c.id, possible)
     )
     found = _safe_partition(counts, safe)
     if found is None:

@@ -65,7 +65,7 @@ class HeuristicAgent(Agent):
             return self._block(view)
         counts = tuple(view.counts)
         if view.sam_declarer == view.seat:
-            plan = sam_plan(counts, tuple(rank_counts(view.unseen)), view.rules)
+            plan = sam_plan(counts, _unseen_counts(view), view.rules)
             if plan is not None and plan[0] in view.legal:
                 return plan[0]
         if view.table_combo == NO_PLAY:
@@ -75,7 +75,7 @@ class HeuristicAgent(Agent):
     # ------------------------------------------------------------------ Sâm
 
     def _sam_decision(self, view: SeatView) -> int:
-        if DECLARE_SAM in view.legal and sam_plan(tuple(view.counts), tuple(rank_counts(view.unseen)), view.rules):
+        if DECLARE_SAM in view.legal and sam_plan(tuple(view.counts), _unseen_counts(view), view.rules):
             return DECLARE_SAM
         return DECLINE_SAM
 
@@ -164,6 +164,7 @@ def _answering_cards(view: SeatView) -> list[int]:
 
 
 def _unseen_counts(view: SeatView) -> Counts:
+    """Rank counts of the cards this seat cannot see (the pool every opponent's hand is drawn from)."""
     return tuple(rank_counts(view.unseen))
 
 
