@@ -5,12 +5,15 @@ Each check runs in a fresh interpreter, since this test process has long importe
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("pettingzoo", "gymnasium", "torch", "stable_baselines3", "sb3_contrib", "rlcard")
 
 
@@ -81,3 +84,36 @@ print(type(env.unwrapped).__name__, obs.shape == env.observation_space.shape)
 """
     )
     assert out == "SingleAgentEnv True"
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Absolute names of every module a file imports, at the top or inside functions."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            found.add(".".join(p for p in (base, node.module or "") if p))
+    return found
+
+
+LAYERS = [
+    ("sam_env/core", ("gymnasium", "pettingzoo", "torch", "sam_env.aec_env", "sam_env.wrappers")),
+    ("sam_env", ("agents", "evaluation", "train")),
+    ("agents", ("evaluation", "train")),
+    ("evaluation", ("train",)),
+]
+
+
+@pytest.mark.parametrize(("folder", "forbidden"), LAYERS, ids=[f for f, _ in LAYERS])
+def test_no_module_imports_a_layer_above_it(folder: str, forbidden: tuple[str, ...]) -> None:
+    """STYLE.md's one-way dependencies, checked in the source so that a lazy import cannot hide."""
+    offenders = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for name in _imported_modules(path)
+        if any(name == f or name.startswith(f + ".") for f in forbidden)
+    }
+    assert not offenders, sorted(offenders)
