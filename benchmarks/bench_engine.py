@@ -18,15 +18,14 @@ import argparse
 
 import numpy as np
 from common import (
-    CLOCKS,
-    Budget,
     PlayHand,
     RandomChoice,
     Spec,
-    command_line,
-    machine_line,
+    add_arguments,
+    budget_of,
     measure_all,
     pin_to_cpu,
+    publish,
     run_single_threaded,
     table,
 )
@@ -61,33 +60,6 @@ def engine_specs(players: int, seed: int) -> list[Spec]:
     ]
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    default = Budget()
-    parser.add_argument("--seconds", type=float, default=default.seconds, help="time budget per row and round")
-    parser.add_argument("--steps", type=int, default=None, help="a step budget per row and round instead")
-    parser.add_argument("--warmup", type=float, default=default.warmup, help="seconds of unmeasured play first")
-    parser.add_argument("--rounds", type=int, default=default.rounds, help="interleaved rounds; the best is kept")
-    parser.add_argument("--clock", choices=sorted(CLOCKS), default=default.clock, help="cpu (default) or wall")
-    parser.add_argument("--players", type=int, default=4, help="seats at the table (default 4)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU (Linux)")
-    parser.add_argument("--markdown", default=None, help="also write the table to this Markdown file")
-
-
-def budget_of(args: argparse.Namespace) -> Budget:
-    return Budget(args.seconds, args.steps, args.warmup, args.rounds, args.clock)
-
-
-def footer(cpus: str, budget: Budget) -> str:
-    per = "CPU-second of the process" if budget.clock == "cpu" else "elapsed second"
-    return f"Rates per {per}, best of {budget.rounds} rounds. `{command_line()}` — {machine_line(cpus)}"
-
-
-def write_markdown(path: str, title: str, body: str) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(f"# {title}\n\n{body}\n")
-
-
 def main(argv: list[str] | None = None) -> None:
     run_single_threaded()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -98,16 +70,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = measure_all(engine_specs(args.players, args.seed), budget)
     verdict = "met" if max(r.decisions_per_s for r in rows) >= TARGET_DECISIONS_PER_S else "NOT met"
     figures = ", ".join(f"{r.name}: {r.decisions_per_s:,.0f}" for r in rows)
-    body = "\n\n".join(
-        [
-            table(rows, None, decisions_column=False),
-            f"Target (issue #2): ≥ {TARGET_DECISIONS_PER_S:,} engine decisions/s on one core: {verdict} ({figures}).",
-            footer(cpus, budget),
-        ]
-    )
-    print(body)
-    if args.markdown:
-        write_markdown(args.markdown, "Engine speed", body)
+    target = f"Target (issue #2): ≥ {TARGET_DECISIONS_PER_S:,} engine decisions/s on one core: {verdict} ({figures})."
+    publish("Engine speed", table(rows, None, decisions_column=False), target, cpus, budget, args.markdown)
 
 
 if __name__ == "__main__":

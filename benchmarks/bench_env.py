@@ -31,8 +31,19 @@ import argparse
 from collections.abc import Callable
 
 import numpy as np
-from bench_engine import add_arguments, budget_of, engine_specs, footer, write_markdown
-from common import PlayHand, RandomChoice, Spec, measure_all, pin_to_cpu, run_single_threaded, table
+from bench_engine import engine_specs
+from common import (
+    PlayHand,
+    RandomChoice,
+    Spec,
+    add_arguments,
+    budget_of,
+    measure_all,
+    pin_to_cpu,
+    publish,
+    run_single_threaded,
+    table,
+)
 
 import sam_env
 from sam_env import RuleConfig, SingleAgentEnv
@@ -161,16 +172,8 @@ def main(argv: list[str] | None = None) -> None:
         ratio = aec.steps_per_s / reference.steps_per_s
         met = ratio >= TARGET_RATIO
         verdicts.append(f"AEC ≥ {TARGET_RATIO:.0f}× RLCard: {'met' if met else 'NOT met'} ({ratio:.1f}×)")
-    body = "\n\n".join(
-        [
-            table(rows, reference),
-            "Targets: " + "; ".join(verdicts) + f" ({aec.name}: {aec.steps_per_s:,.0f} steps/s).",
-            footer(cpus, budget),
-        ]
-    )
-    print(body)
-    if args.markdown:
-        write_markdown(args.markdown, "Environment speed", body)
+    targets = "Targets: " + "; ".join(verdicts) + f" ({aec.name}: {aec.steps_per_s:,.0f} steps/s)."
+    publish("Environment speed", table(rows, reference), targets, cpus, budget, args.markdown)
 
 
 if __name__ == "__main__":

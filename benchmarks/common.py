@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import random
@@ -165,3 +166,33 @@ def table(rows: list[Row], reference: Row | None, decisions_column: bool = True)
 
 def command_line() -> str:
     return " ".join([os.path.relpath(sys.argv[0]), *sys.argv[1:]])
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options both benchmark scripts take."""
+    default = Budget()
+    parser.add_argument("--seconds", type=float, default=default.seconds, help="time budget per row and round")
+    parser.add_argument("--steps", type=int, default=None, help="a step budget per row and round instead")
+    parser.add_argument("--warmup", type=float, default=default.warmup, help="seconds of unmeasured play first")
+    parser.add_argument("--rounds", type=int, default=default.rounds, help="interleaved rounds; the best is kept")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default=default.clock, help="cpu (default) or wall")
+    parser.add_argument("--players", type=int, default=4, help="seats at the table (default 4)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU (Linux)")
+    parser.add_argument("--markdown", default=None, help="also write the table to this Markdown file")
+
+
+def budget_of(args: argparse.Namespace) -> Budget:
+    """The measuring budget the command line asked for."""
+    return Budget(args.seconds, args.steps, args.warmup, args.rounds, args.clock)
+
+
+def publish(title: str, rows_table: str, verdict: str, cpus: str, budget: Budget, markdown: str | None) -> None:
+    """Print the table, the verdict on the targets and how it was measured; also write it as Markdown."""
+    per = "CPU-second of the process" if budget.clock == "cpu" else "elapsed second"
+    how = f"Rates per {per}, best of {budget.rounds} rounds. `{command_line()}` — {machine_line(cpus)}"
+    body = "\n\n".join([rows_table, verdict, how])
+    print(body)
+    if markdown:
+        with open(markdown, "w", encoding="utf-8") as f:
+            f.write(f"# {title}\n\n{body}\n")
