@@ -39,13 +39,12 @@ def engine_play(rules: RuleConfig, seed: int) -> PlayHand:
     """One hand of random play on the engine per call."""
     table = Table(rules, np.random.default_rng(seed))
     choose = RandomChoice(seed)
-    flatnonzero = np.flatnonzero
 
     def play() -> tuple[int, int]:
         hand = table.new_hand()
         n = 0
         while not hand.over:
-            hand.step(choose(flatnonzero(hand.legal_mask())))
+            hand.step(choose(hand.legal_mask().nonzero()[0]))
             n += 1
         return n, n
 

@@ -1,7 +1,8 @@
 """Steps per second of random masked play: engine, AEC environment, single-agent view, RLCard Dou Dizhu.
 
 All rows run in the same process, one after the other, with the same random policy (a uniform
-pick among the legal action ids) and the same time budget, on one core. Each row plays whole hands:
+pick among the legal action ids, read from a mask with ``mask.nonzero()[0]`` and from RLCard's
+``legal_actions`` keys) and the same time budget, on one core. Each row plays whole hands:
 
 * engine: ``Hand.legal_mask()`` + ``Hand.step()`` (default rules, and without Sâm: random play
   declares Sâm half the time, which ends most hands after a few moves);
@@ -30,7 +31,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-import numpy as np
 from bench_engine import engine_specs
 from common import (
     PlayHand,
@@ -57,7 +57,6 @@ def aec_play(make: Callable[[], object], seed: int) -> PlayHand:
     env = make()
     env.reset(seed=seed)
     choose = RandomChoice(seed)
-    flatnonzero = np.flatnonzero
 
     def play() -> tuple[int, int]:
         steps = decisions = 0
@@ -66,7 +65,7 @@ def aec_play(make: Callable[[], object], seed: int) -> PlayHand:
             if termination or truncation:
                 action = None
             else:
-                action = choose(flatnonzero(observation["action_mask"]))
+                action = choose(observation["action_mask"].nonzero()[0])
                 decisions += 1
             env.step(action)
             steps += 1
@@ -81,12 +80,11 @@ def single_agent_play(rules: RuleConfig, seed: int) -> PlayHand:
     env = SingleAgentEnv(rules=rules)
     env.reset(seed=seed)
     choose = RandomChoice(seed)
-    flatnonzero = np.flatnonzero
 
     def play() -> tuple[int, int]:
         steps, terminated = 0, False
         while not terminated:
-            _, _, terminated, _, _ = env.step(choose(flatnonzero(env.action_masks())))
+            _, _, terminated, _, _ = env.step(choose(env.action_masks().nonzero()[0]))
             steps += 1
         decisions = len(env.aec.hand.history)  # hands skipped by reset (no learner move) are not counted
         env.reset()

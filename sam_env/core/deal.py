@@ -24,11 +24,15 @@ _DRAGONS = [
 ]
 
 
+_CARD_BITS = np.left_shift(np.uint64(1), np.arange(DECK_SIZE, dtype=np.uint64))
+"""``uint64[52]``: the mask of each card id."""
+
+
 def random_deal(rules: RuleConfig, rng: np.random.Generator) -> list[int]:
     """Shuffle the deck with ``rng`` and deal ``CARDS_PER_HAND`` cards to each seat (card masks)."""
     n_dealt = rules.n_players * CARDS_PER_HAND
-    cards = rng.permutation(DECK_SIZE)[:n_dealt].astype(np.uint64).reshape(rules.n_players, CARDS_PER_HAND)
-    return np.bitwise_or.reduce(np.left_shift(np.uint64(1), cards), axis=1).tolist()
+    cards = _CARD_BITS[rng.permutation(DECK_SIZE)[:n_dealt]].reshape(rules.n_players, CARDS_PER_HAND)
+    return np.bitwise_or.reduce(cards, axis=1).tolist()
 
 
 def parse_deal(rules: RuleConfig, hands: Sequence[Iterable[int | str]] | Sequence[int]) -> list[int]:
