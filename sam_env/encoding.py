@@ -160,35 +160,32 @@ def _shared_blocks(o: dict[str, int], size: int) -> SharedBlocks:
     return (*(o[name] for name in names), size, (size + 7) // 8)
 
 
-SeatPlan = tuple[tuple[int, int, int, int, int, int], ...]
-"""Per seat, in block-row order: (seat, played offset, cards-left offset, báo-1 bit, passed bit, out bit)."""
+SeatPlan = tuple[tuple[int, int, tuple[int, ...], int, int], ...]
+"""Per seat, in block-row order: (seat, played offset, cards-left bits by count, passed bit, out bit)."""
 
 
 def _seat_plan(o: dict[str, int], seats: list[int]) -> SeatPlan:
-    """Where each seat's per-seat blocks go when the block rows follow ``seats``."""
-    one = o.get("one_card")  # the state has no báo-1 block: cards left already says it
-    return tuple(
-        (
-            s,
-            o["played"] + row * UNARY,
-            o["cards_left"] + row * (CARDS_PER_HAND + 1),
-            0 if one is None else 1 << (one + row),
-            1 << (o["passed"] + row),
-            1 << (o["out"] + row),
-        )
-        for row, s in enumerate(seats)
-    )
+    """Where each seat's per-seat blocks go when the block rows follow ``seats``.
+
+    The cards-left one-hot and the báo-1 flag both follow from the seat's card count, so the
+    plan holds their bits for every count (the state has no báo-1 block: cards left says it).
+    """
+    one = o.get("one_card")
+    plan = []
+    for row, s in enumerate(seats):
+        left = [1 << (o["cards_left"] + row * (CARDS_PER_HAND + 1) + c) for c in range(CARDS_PER_HAND + 1)]
+        if one is not None:
+            left[1] |= 1 << (one + row)
+        plan.append((s, o["played"] + row * UNARY, tuple(left), 1 << (o["passed"] + row), 1 << (o["out"] + row)))
+    return tuple(plan)
 
 
 def _seat_bits(hand: Hand, plan: SeatPlan) -> int:
     """Per-seat blocks (played cards, cards left, báo 1, passed, out) placed as the plan says."""
     bits = 0
     n_cards, played_unary, passed, out = hand.n_cards, hand.played_unary, hand.passed, hand.out
-    for s, played_at, left_at, one_bit, passed_bit, out_bit in plan:
-        c = n_cards[s]
-        bits |= played_unary[s] << played_at | 1 << (left_at + c)
-        if c == 1:
-            bits |= one_bit
+    for s, played_at, left_bits, passed_bit, out_bit in plan:
+        bits |= played_unary[s] << played_at | left_bits[n_cards[s]]
         if passed[s]:
             bits |= passed_bit
         if out[s]:
