@@ -156,6 +156,7 @@ SharedBlocks = tuple[int, int, int, int, int, int, int, int]
 
 
 def _shared_blocks(o: dict[str, int], size: int) -> SharedBlocks:
+    """The offsets ``_vector`` needs, as one tuple it unpacks at once (dict look-ups cost per step)."""
     names = ("table_play", "table_owner", "sam_declarer", "leader", "phase", "chain_value")
     return (*(o[name] for name in names), size, (size + 7) // 8)
 
