@@ -6,6 +6,7 @@ loaded by name — is one more entry in ``FACTORIES``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -63,12 +64,19 @@ def register(name: str, factory: AgentFactory, replace: bool = False) -> None:
     FACTORIES[name] = factory
 
 
-def load_bot(name: str, seed: int | None = None) -> Agent:
+def load_bot(name: str | os.PathLike[str], seed: int | None = None) -> Agent:
     """A bot ready to play: a registered name (``"ppo"``, ``"heuristic"`` …) or a checkpoint's path.
 
     A path names a policy checkpoint written by ``train.py`` (``.../policy.json``, its
     ``.safetensors`` or their common stem); its metadata is checked against this sam-env before use.
     """
+    if isinstance(name, os.PathLike):
+        return PPOAgent.from_checkpoint(name, seed=seed, name=os.fspath(name))
+    if not isinstance(name, str):
+        raise TypeError(
+            f"load_bot takes an agent name ({', '.join(available())}) or a checkpoint path, "
+            f"got {type(name).__name__} {name!r}"
+        )
     if name not in FACTORIES and (name.endswith((".json", ".safetensors")) or Path(name + ".json").is_file()):
         return PPOAgent.from_checkpoint(name, seed=seed, name=name)
     return make_agent(name, seed)

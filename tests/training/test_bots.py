@@ -52,8 +52,14 @@ def test_a_shipped_network_is_an_opponent_of_the_single_agent_view(name: str) ->
 def test_load_bot_takes_a_checkpoint_path(tmp_path: Path) -> None:
     path = write_checkpoint(tmp_path)
     for spelling in (path, path.with_suffix(".safetensors"), path.with_suffix("")):
-        bot = load_bot(str(spelling))
-        assert isinstance(bot, PPOAgent)
+        assert isinstance(load_bot(str(spelling)), PPOAgent)
+        assert isinstance(load_bot(spelling), PPOAgent)  # a pathlib.Path as well as a string
+
+
+@pytest.mark.parametrize("bad", [None, 3, ["ppo"]])
+def test_load_bot_refuses_what_is_neither_a_name_nor_a_path(bad: object) -> None:
+    with pytest.raises(TypeError, match=r"an agent name .*heuristic.* or a checkpoint path"):
+        load_bot(bad)
 
 
 def test_sampling_mode_draws_only_legal_moves_and_follows_the_seed(tmp_path: Path) -> None:
