@@ -25,7 +25,7 @@ from safetensors import SafetensorError
 from safetensors.numpy import load_file, save_file
 
 from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig, RuleConfigError
-from sam_env.encoding import observation_layout
+from sam_env.encoding import observation_size
 
 FORMAT = "sam-env-policy"
 FORMAT_VERSION = 1
@@ -114,11 +114,6 @@ class PolicyCheckpoint:
         _check_metadata(checkpoint.metadata, source)
         _check_tensors(checkpoint, source)
         return checkpoint
-
-
-def observation_size(n_players: int) -> int:
-    """Length of the observation vector for a table of ``n_players`` seats."""
-    return sum(size for _, size in observation_layout(n_players))
 
 
 def policy_metadata(

@@ -60,6 +60,11 @@ def observation_layout(n_players: int) -> list[tuple[str, int]]:
     ]
 
 
+def observation_size(n_players: int) -> int:
+    """Length of the observation vector for a table of ``n_players`` seats (checkpoints record it)."""
+    return sum(size for _, size in observation_layout(n_players))
+
+
 def state_layout(n_players: int) -> list[tuple[str, int]]:
     """Named blocks of the perfect-information state (absolute seats), for centralized critics."""
     n = n_players

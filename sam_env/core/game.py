@@ -121,7 +121,7 @@ class Hand:
         self.n_cards: list[int] = [h.bit_count() for h in hands]
         self.played: list[int] = [0] * n
         self.played_unary: list[int] = [0] * n
-        """Rank counts of ``played`` in the unary form of :mod:`.combos` (for observations)."""
+        """Rank counts of ``played`` in unary form (:func:`.cards.unary_of_cards`; for observations)."""
         self.all_played: int = 0
         """Every card played this hand, by any seat (the union of ``played``; for observations)."""
         self.n_played: list[int] = [0] * n

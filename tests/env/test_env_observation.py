@@ -13,7 +13,7 @@ from sam_env import RuleConfig
 from sam_env.core import COMBOS, Hand, Phase, rules
 from sam_env.core.cards import N_RANKS, rank_counts
 from sam_env.core.combos import DECLINE_SAM
-from sam_env.encoding import UNARY, observation_layout
+from sam_env.encoding import UNARY, observation_layout, observation_size
 
 RULE_CONFIGS = st.builds(
     RuleConfig,
@@ -245,3 +245,9 @@ def test_every_observation_block_matches_a_plain_reference(rules: RuleConfig, se
             env.step(None)
         else:
             env.step(random_legal(rng, env.observe(agent)["action_mask"]))
+
+
+@pytest.mark.parametrize("n_players", range(rules.MIN_PLAYERS, rules.MAX_PLAYERS + 1))
+def test_observation_size_is_the_spaces_size(n_players: int) -> None:
+    env = sam_env.raw_env(rules=RuleConfig(n_players=n_players))
+    assert env.observation_space("player_0")["observation"].shape == (observation_size(n_players),)
