@@ -21,7 +21,8 @@ import numpy as np
 
 from sam_env.core import COMBOS, N_COMBOS, Kind, RuleConfig
 from sam_env.core.cards import N_RANKS, Rank
-from sam_env.core.combos import BEATS, LEADS, MAX_STRAIGHT, REQ, SIZE, STRAIGHT_WITH_TWO, unary_mask
+from sam_env.core.combos import BEATS, LEADS, MAX_STRAIGHT, SIZE, STRAIGHT_WITH_TWO, formable_combos, unary_mask
+from sam_env.core.game import rule_tables
 
 Counts = tuple[int, ...]
 
@@ -123,15 +124,9 @@ def plan_cost(counts: Counts, with_two: bool = True) -> float:
     return best_split(counts, with_two)[0] + (ONLY_TWOS_PENALTY if only_twos(counts) else 0.0)
 
 
-def allowed_mask(rules: RuleConfig) -> np.ndarray:
-    """Combinations the rules allow at all (straights with 2s may be switched off)."""
-    return np.ones(N_COMBOS, dtype=bool) if rules.straights_with_two else ~STRAIGHT_WITH_TWO
-
-
 def beaters(unseen_counts: Counts, rules: RuleConfig, max_size: int = MAX_STRAIGHT) -> np.ndarray:
     """``bool[N_COMBOS]``: combinations of at most ``max_size`` cards formable from the unseen cards."""
-    unary = np.uint64(unary_mask(list(unseen_counts)))
-    return ((REQ & unary) == REQ) & allowed_mask(rules) & (max_size >= SIZE)
+    return formable_combos(unary_mask(list(unseen_counts))) & rule_tables(rules).allowed & (max_size >= SIZE)
 
 
 def beatable(combo_id: int, possible: np.ndarray) -> bool:
@@ -147,7 +142,7 @@ def sam_plan(counts: Counts, unseen_counts: Counts, rules: RuleConfig) -> tuple[
     all). The order puts plays made only of 2s first, so the last play is not only 2s (§8).
     """
     possible = beaters(unseen_counts, rules)
-    allowed = allowed_mask(rules)
+    allowed = rule_tables(rules).allowed
     safe = frozenset(
         c.id
         for c in COMBOS

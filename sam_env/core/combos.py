@@ -179,3 +179,8 @@ SIZE: np.ndarray = _T["size"]
 """``int[N_COMBOS]``: cards in each combination."""
 for _arr in (REQ, BEATS, LEADS, STRAIGHT_WITH_TWO, SINGLE_RANK, TWOS_CHOPPED, IS_QUAD, SIZE):
     _arr.flags.writeable = False
+
+
+def formable_combos(unary: int) -> np.ndarray:
+    """``bool[N_COMBOS]``: the combinations a hand with these unary rank counts can form."""
+    return (REQ & np.uint64(unary)) == REQ

@@ -22,10 +22,10 @@ from .combos import (
     LEADS,
     N_COMBOS,
     PASS,
-    REQ,
     SINGLE_RANK,
     STRAIGHT_WITH_TWO,
     TWOS_CHOPPED,
+    formable_combos,
 )
 from .deal import instant_win_type
 from .ledger import EndReason, HandResult, Reason, Transfer, net_of
@@ -76,6 +76,8 @@ class RuleTables:
     ``answers[t + 1]`` is what may be played on table combo ``t`` (row 0: a free lead).
     """
 
+    allowed: np.ndarray
+    """Combinations the rules allow at all (``straights_with_two`` may rule some out)."""
     answers: np.ndarray
     sam_mask: np.ndarray
     no_moves: np.ndarray
@@ -94,8 +96,8 @@ def rule_tables(rules: RuleConfig) -> RuleTables:
         answers[1:, PASS] = True
         sam = np.zeros(N_COMBOS, dtype=bool)
         sam[[DECLARE_SAM, DECLINE_SAM]] = True
-        tables = RuleTables(answers, sam, np.zeros(N_COMBOS, dtype=bool))
-        for arr in (tables.answers, tables.sam_mask, tables.no_moves):
+        tables = RuleTables(allowed, answers, sam, np.zeros(N_COMBOS, dtype=bool))
+        for arr in (tables.allowed, tables.answers, tables.sam_mask, tables.no_moves):
             arr.flags.writeable = False
         _RULE_TABLES[rules] = tables
     return tables
@@ -392,10 +394,10 @@ class Hand:
         if self.phase is Phase.SAM_DECISION:
             return self._tables.sam_mask
         seat = self.to_act
-        formable = self._formable[seat]
-        if formable is None:
-            formable = self._formable[seat] = (REQ & np.uint64(self.unary[seat])) == REQ
-        mask = formable & self._tables.answers[self.table_combo + 1]
+        can_form = self._formable[seat]
+        if can_form is None:
+            can_form = self._formable[seat] = formable_combos(self.unary[seat])
+        mask = can_form & self._tables.answers[self.table_combo + 1]
         if self.rules.bao1 == "forced" and self.responsible(seat):
             mask &= ~_SINGLES_BELOW[self.highest_rank(seat)]
         mask.flags.writeable = False  # cached and trusted by step(): callers must not edit it
