@@ -4,8 +4,9 @@ A checkpoint is two files with the same stem: ``<stem>.safetensors`` (the policy
 tensors) and ``<stem>.json`` (metadata). Loading never unpickles anything — safetensors holds only
 arrays, JSON only data — so a checkpoint downloaded from anywhere cannot run code.
 
-The metadata records what the weights only make sense with: the observation encoding version, the
-number of actions, the observation shape, the rules (their seat count fixes the observation
+The metadata records what the weights only make sense with: the observation encoding version and
+its fingerprint (:func:`sam_env.encoding.fingerprint`: layout, action table, scaling), the number
+of actions, the observation shape, the rules (their seat count fixes the observation
 layout), the network architecture (enough to rebuild the network without the training code), the
 training configuration, and the SHA-256 of the weights file, so that a file swapped, edited or cut
 short is refused with a message naming it instead of playing with garbage weights.
@@ -24,13 +25,16 @@ import numpy as np
 from safetensors import SafetensorError
 from safetensors.numpy import load_file, save_file
 
-from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig, RuleConfigError
+from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig, RuleConfigError, encoding
 from sam_env.encoding import observation_size
 
 FORMAT = "sam-env-policy"
 FORMAT_VERSION = 1
 ACTIVATIONS = ("tanh", "relu")
 """Activation functions a checkpoint may name (the ones both torch and the numpy player implement)."""
+
+
+MIGRATE = "if it was made with this encoding version, migrate it with agents.checkpoint.add_fingerprint(path)"
 
 
 class CheckpointError(ValueError):
@@ -124,6 +128,7 @@ def policy_metadata(
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "encoding_version": ENCODING_VERSION,
+        "fingerprint": encoding.fingerprint(rules.n_players),
         "n_actions": N_ACTIONS,
         "observation_shape": [observation_size(rules.n_players)],
         "rules": rules.to_dict(),
@@ -208,6 +213,33 @@ def copy_policy(source: str | Path, destination: str | Path) -> Path:
     return save_policy(destination, checkpoint.tensors, metadata)
 
 
+def add_fingerprint(path: str | Path) -> Path:
+    """Record this sam-env's encoding fingerprint in a checkpoint saved before fingerprints existed.
+
+    The weights file is untouched (its SHA-256 stays valid). Only for checkpoints of the current
+    :data:`~sam_env.ENCODING_VERSION`, whose encoding the fingerprint describes; one that already has
+    a fingerprint is refused, since its fingerprint is the record of what it was trained on.
+    """
+    json_path, _ = checkpoint_files(path)
+    metadata = read_metadata(json_path)
+    if "fingerprint" in metadata:
+        raise CheckpointError(f"{json_path}: already has a fingerprint ({metadata['fingerprint']!r})")
+    rules = metadata.get("rules")
+    n_players = rules.get("n_players") if isinstance(rules, dict) else None
+    stamped = {}
+    for key, value in metadata.items():
+        stamped[key] = value
+        if key == "encoding_version" and isinstance(n_players, int):
+            stamped["fingerprint"] = encoding.fingerprint(n_players)
+    json_path.write_text(json.dumps(stamped, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    try:
+        load_policy(json_path)
+    except CheckpointError:
+        json_path.write_text(json.dumps(metadata, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+        raise
+    return json_path
+
+
 def read_metadata(json_path: Path) -> dict[str, Any]:
     """The metadata dict of a checkpoint's JSON file, or a :class:`CheckpointError` saying why not."""
     if not json_path.is_file():
@@ -250,6 +282,16 @@ def _check_metadata(metadata: dict[str, Any], source: str) -> None:
         raise CheckpointError(
             f"{source}: observation shape {metadata.get('observation_shape')!r}, but a {rules.n_players}-player "
             f"table observes {expected}"
+        )
+    expected_fingerprint = encoding.fingerprint(rules.n_players)
+    if metadata.get("fingerprint") != expected_fingerprint:
+        found = metadata.get("fingerprint")
+        raise CheckpointError(
+            f"{source}: the policy was trained on an encoding with fingerprint {found!r}, but this sam-env's "
+            f"observation layout, action table and scaling for {rules.n_players} players have fingerprint "
+            f"{expected_fingerprint!r}; its inputs or actions would mean something else (retrain, or use the "
+            "sam-env release it was made with)"
+            + ("" if found is not None else f"; one saved before fingerprints existed: {MIGRATE}")
         )
 
 

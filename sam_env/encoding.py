@@ -9,11 +9,17 @@ what a network needs to see pairs, triples and quads at a glance, and suits are 
 they never decide a play. Seats are *relative*: block row 0 is the observer, row 1 the next seat
 in turn order, and so on — the same policy can then sit in any seat.
 
-Bump :data:`ENCODING_VERSION` whenever the layout or the action table changes: checkpoints
-record it and refuse to load across versions.
+Checkpoints record :func:`fingerprint` — a hash of the layout, the action table and the scaling
+constants — and refuse to load when it differs, so a change nobody remembered to announce (two
+blocks of the same size swapped, an action renamed) cannot make a network play garbage. Bump
+:data:`ENCODING_VERSION` as well when the layout or the action table changes on purpose: it names
+the change in error messages.
 """
 
 from __future__ import annotations
+
+import hashlib
+import json
 
 import numpy as np
 
@@ -63,6 +69,22 @@ def observation_layout(n_players: int) -> list[tuple[str, int]]:
 def observation_size(n_players: int) -> int:
     """Length of the observation vector for a table of ``n_players`` seats (checkpoints record it)."""
     return sum(size for _, size in observation_layout(n_players))
+
+
+def fingerprint(n_players: int) -> str:
+    """SHA-256 of everything a network trained on this encoding depends on, for ``n_players`` seats.
+
+    It covers the observation layout (block names, sizes and order), every action name in order,
+    the unary coding of rank counts and :data:`CHAIN_SCALE`. Checkpoints store it and are refused
+    when it differs: the weights would read their inputs, or write their outputs, in the wrong places.
+    """
+    facts = {
+        "observation_layout": observation_layout(n_players),
+        "actions": [action_name(i) for i in range(N_ACTIONS)],
+        "unary": [N_RANKS, N_SUITS],
+        "chain_scale": CHAIN_SCALE,
+    }
+    return hashlib.sha256(json.dumps(facts, separators=(",", ":")).encode()).hexdigest()
 
 
 def state_layout(n_players: int) -> list[tuple[str, int]]:
