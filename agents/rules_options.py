@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
-import yaml
-
+from sam_env.config_files import read_mapping
 from sam_env.core import RuleConfig, RuleConfigError
 from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 
@@ -46,18 +44,7 @@ def rules_from_args(args: argparse.Namespace) -> RuleConfig:
 
 def load_rules_file(path: Path) -> dict[str, object]:
     """Read a mapping of rule options from a YAML or JSON file."""
-    if not path.is_file():
-        raise ValueError(f"rules file {str(path)!r} does not exist")
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as err:
-        raise ValueError(f"rules file {str(path)!r} is not valid {path.suffix.lstrip('.') or 'YAML'}: {err}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ValueError(f"rules file {str(path)!r} must hold a mapping of option names to values, got {data!r}")
-    return data
+    return read_mapping(path, "rules file")
 
 
 def check_bots(names: Sequence[str]) -> None:

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from .fields import is_int, require
+
 CARDS_PER_HAND = 10
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 
@@ -58,7 +60,7 @@ class RuleConfig:
 
     def __post_init__(self) -> None:
         n = self.n_players
-        if not _is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        if not is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
             _fail("n_players", n, f"an int from {MIN_PLAYERS} to {MAX_PLAYERS}")
         for name in ("straights_with_two", "allow_sam"):
             if not isinstance(getattr(self, name), bool):
@@ -81,7 +83,7 @@ class RuleConfig:
         object.__setattr__(self, "instant_wins", frozenset(wins))
         for name in _STAKES:
             value = getattr(self, name)
-            if not _is_int(value) or value < 0:
+            if not is_int(value) or value < 0:
                 _fail(name, value, "a non-negative int (units of the bet X)")
 
     def to_dict(self) -> dict[str, Any]:
@@ -102,9 +104,5 @@ class RuleConfig:
         return cls(**data)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _fail(name: str, value: object, allowed: str) -> None:
-    raise RuleConfigError(f"RuleConfig.{name} = {value!r} is not allowed; expected {allowed}")
+    require(False, RuleConfigError, f"RuleConfig.{name}", value, allowed)

@@ -101,9 +101,10 @@ def _imported_modules(path: Path) -> set[str]:
 
 LAYERS = [
     ("sam_env/core", ("gymnasium", "pettingzoo", "torch", "sam_env.aec_env", "sam_env.wrappers")),
-    ("sam_env", ("agents", "evaluation", "train")),
-    ("agents", ("evaluation", "train")),
-    ("evaluation", ("train",)),
+    ("sam_env", ("agents", "evaluation", "training", "train")),
+    ("agents", ("evaluation", "training", "train")),
+    ("evaluation", ("training", "train")),
+    ("training", ("train",)),
 ]
 
 

@@ -5,38 +5,40 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from training.checkpoints import run_dir_of
+from training.config import ConfigError, config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
-def test_every_config_in_configs_loads(train: ModuleType, path: Path) -> None:
-    config = train.load_config(path)
+def test_every_config_in_configs_loads(path: Path) -> None:
+    config = load_config(path)
     assert config.name == path.stem
-    assert train.config_from_dict(config.to_dict()) == config
+    assert config_from_dict(config.to_dict()) == config
 
 
-def test_overrides_reach_plain_and_nested_fields(train: ModuleType) -> None:
+def test_overrides_reach_plain_and_nested_fields() -> None:
     overrides = ["total_timesteps=20000", "opponents.heuristic=0.5", "pi_layers=[64, 64]", "rules.bao1=forced"]
-    config = train.load_config(ROOT / "configs" / "smoke.yaml", overrides)
+    config = load_config(ROOT / "configs" / "smoke.yaml", overrides)
     assert config.total_timesteps == 20000
     assert config.opponents.heuristic == 0.5
     assert config.pi_layers == (64, 64)
     assert config.rule_config.bao1 == "forced"
 
 
-def test_opponent_kinds_left_out_of_the_mix_get_no_seats(train: ModuleType) -> None:
-    config = train.config_from_dict({"opponents": {"heuristic": 2, "self_play": 1}})
+def test_opponent_kinds_left_out_of_the_mix_get_no_seats() -> None:
+    config = config_from_dict({"opponents": {"heuristic": 2, "self_play": 1}})
     assert config.opponents.weights() == {"self_play": 1.0, "random": 0.0, "greedy": 0.0, "heuristic": 2.0}
 
 
-def test_yaml_exponent_floats_are_numbers(train: ModuleType) -> None:
+def test_yaml_exponent_floats_are_numbers() -> None:
     """YAML 1.1 reads ``3e-4`` as a string; float fields accept it anyway."""
-    config = train.config_from_dict({"learning_rate": "3e-4", "opponents": {"random": "1e-1"}})
+    config = config_from_dict({"learning_rate": "3e-4", "opponents": {"random": "1e-1"}})
     assert config.learning_rate == pytest.approx(3e-4)
     assert config.opponents.random == pytest.approx(0.1)
 
@@ -66,11 +68,9 @@ def test_yaml_exponent_floats_are_numbers(train: ModuleType) -> None:
         ({"name": "my run"}, "name = 'my run' is not allowed"),
     ],
 )
-def test_bad_values_name_the_field_the_value_and_what_is_allowed(
-    train: ModuleType, data: dict[str, object], message: str
-) -> None:
-    with pytest.raises(train.ConfigError) as err:
-        train.config_from_dict(data)
+def test_bad_values_name_the_field_the_value_and_what_is_allowed(data: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        config_from_dict(data)
     assert message in str(err.value)
 
 
@@ -78,9 +78,9 @@ def test_bad_values_name_the_field_the_value_and_what_is_allowed(
     ("override", "message"),
     [("total_timesteps", "expected KEY=VALUE"), ("opponents=[1", "not valid YAML"), ("seed.x=1", "seed is not a")],
 )
-def test_malformed_overrides(train: ModuleType, override: str, message: str) -> None:
-    with pytest.raises(train.ConfigError, match=message):
-        train.load_config(ROOT / "configs" / "smoke.yaml", [override])
+def test_malformed_overrides(override: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(ROOT / "configs" / "smoke.yaml", [override])
 
 
 def test_command_line_reports_config_errors_without_a_traceback(tmp_path: Path) -> None:
@@ -94,19 +94,19 @@ def test_command_line_reports_config_errors_without_a_traceback(tmp_path: Path) 
     assert "Traceback" not in out.stderr
 
 
-def test_resume_from_a_folder_without_trainer_state_writes_nothing(
-    train: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_resume_from_a_folder_without_trainer_state_writes_nothing(tmp_path: Path) -> None:
     """It used to crash with FileNotFoundError after writing config.yaml two folders up."""
     folder = tmp_path / "a" / "b" / "not_a_checkpoint"
     folder.mkdir(parents=True)
     (folder / "config.yaml").write_text((ROOT / "configs" / "smoke.yaml").read_text(encoding="utf-8"))
-    assert train.main(["--resume", str(folder)]) == 2
-    assert "cannot read the trainer state" in capsys.readouterr().err
+    command = [sys.executable, str(ROOT / "train.py"), "--resume", str(folder)]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert out.returncode == 2
+    assert "cannot read the trainer state" in out.stderr
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "config.yaml", "not_a_checkpoint"]
 
 
-def test_a_run_folder_is_found_from_a_step_checkpoint_or_the_final_one(train: ModuleType, tmp_path: Path) -> None:
+def test_a_run_folder_is_found_from_a_step_checkpoint_or_the_final_one(tmp_path: Path) -> None:
     run = tmp_path / "runs" / "smoke__s7__20260101-000000"
-    assert train.run_dir_of(run / "checkpoints" / "step_000000128") == run.resolve()
-    assert train.run_dir_of(run / "final") == run.resolve()
+    assert run_dir_of(run / "checkpoints" / "step_000000128") == run.resolve()
+    assert run_dir_of(run / "final") == run.resolve()

@@ -1,0 +1,283 @@
+"""The training configuration: a validated dataclass, read from YAML, with ``--set`` overrides.
+
+Every field is documented on :class:`TrainConfig`; the files in ``configs/`` set them. A config is
+checked as a whole when it is built, so a bad value stops a run before anything is written, with a
+message naming the field and what it may hold (the same form as a bad rule option's).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agents.checkpoint import ACTIVATIONS, PolicyArch
+from agents.registry import available
+from sam_env import RuleConfig, RuleConfigError
+from sam_env.config_files import read_mapping
+from sam_env.core.fields import is_int as _is_int
+from sam_env.core.fields import is_number as _is_number
+from sam_env.core.fields import require
+
+BASELINES = ("random", "greedy", "heuristic")
+OPPONENT_KINDS = ("self_play", *BASELINES)
+
+
+class ConfigError(ValueError):
+    """A training configuration that names an unknown key or holds a value that is not allowed."""
+
+
+@dataclass(frozen=True)
+class OpponentMix:
+    """How often each kind of opponent fills a seat: relative weights, drawn per hand and per seat.
+
+    A kind that a config's ``opponents`` mapping leaves out gets weight 0; the defaults below apply
+    only when a config has no ``opponents`` at all.
+
+    Attributes:
+        self_play: a frozen snapshot of the learner, drawn uniformly from the pool.
+        random: uniform over the legal moves (it declares Sâm half the time, and pays for it).
+        greedy: always sheds its lowest combination.
+        heuristic: the rule-based bot that plays like a decent human; the one to beat.
+    """
+
+    self_play: float = 0.5
+    random: float = 0.0
+    greedy: float = 0.1
+    heuristic: float = 0.4
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            _require(f"opponents.{f.name}", value, _is_number(value) and value >= 0, "a weight >= 0")
+        total = sum(getattr(self, k) for k in OPPONENT_KINDS)
+        _require("opponents", self.weights(), total > 0, "at least one weight > 0")
+
+    def weights(self) -> dict[str, float]:
+        return {k: float(getattr(self, k)) for k in OPPONENT_KINDS}
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything a training run depends on; the YAML files in ``configs/`` set these fields.
+
+    Attributes:
+        name: the config's name; run folders are ``<name>__s<seed>__<time>``.
+        seed: seeds python, numpy, torch, the environments, the opponent draws and the bots.
+        total_timesteps: learner decisions to train on (SB3 "timesteps"; opponents' moves not counted).
+        rules: RuleConfig options (RULES.md); empty for the defaults. Checkpoints record them.
+        reward_scale: money (in X) is multiplied by this to make the reward. Payouts are mostly a
+            few X but a Sâm is ±20X per seat (a blocked one −60X), so 0.1 keeps typical returns near
+            ±1 without clipping the outliers the policy must learn to respect. A fixed scale (not
+            VecNormalize) keeps the value function in money units and needs no statistics in the
+            checkpoint.
+        n_envs: environments stepped together; SB3's forward pass is batched over them.
+        vec_env: ``dummy`` (all environments in this process) or ``subproc`` (one process each).
+        torch_threads: threads torch may use for the network (the machine's other cores run opponents).
+        learning_rate: Adam step size at the start.
+        learning_rate_end: if set, the step size decays linearly to this value at ``total_timesteps``
+            (the schedule follows the global step, so a resumed run continues it); null: constant.
+        n_steps: steps per environment between updates (rollout length = n_steps × n_envs).
+        batch_size: minibatch size; must divide n_steps × n_envs.
+        n_epochs: passes over each rollout.
+        gamma: discount. 1.0: a hand lasts a handful of decisions and only money at its end matters.
+        gae_lambda: GAE λ.
+        clip_range: PPO ratio clip.
+        ent_coef: entropy bonus (keeps exploring alternatives to the opponents' habits).
+        vf_coef: value-loss weight.
+        max_grad_norm: gradient clipping.
+        target_kl: stop an update's epochs early past this KL; null: never.
+        pi_layers: hidden layer sizes of the policy head.
+        vf_layers: hidden layer sizes of the value head (separate network, no shared layers).
+        activation: ``tanh`` or ``relu``.
+        opponents: the opponent mix (:class:`OpponentMix`).
+        snapshot_every: steps between snapshots of the learner added to the self-play pool.
+        pool_size: snapshots kept (the oldest is dropped).
+        snapshot_deterministic: snapshots play their most probable move (True) or sample (False).
+        eval_every: steps between duplicate evaluations against the heuristic bot; 0: never.
+        eval_deals: deals of those evaluations (each played once per seat rotation).
+        eval_seed: seed of the evaluation deals (the same deals every time, so curves compare).
+        checkpoint_every: steps between checkpoints; 0: only the final one.
+        final_eval_deals: deals of the evaluation against each baseline when training ends; 0: skip.
+        final_eval_opponents: registry names the final policy meets (three copies each).
+        run_dir: the folder that holds run folders.
+        progress_bar: show a tqdm progress bar.
+    """
+
+    name: str = "run"
+    seed: int = 1
+    total_timesteps: int = 200_000
+    rules: dict[str, Any] = field(default_factory=dict)
+    reward_scale: float = 0.1
+    n_envs: int = 8
+    vec_env: str = "dummy"
+    torch_threads: int = 1
+    learning_rate: float = 3e-4
+    learning_rate_end: float | None = None
+    n_steps: int = 256
+    batch_size: int = 512
+    n_epochs: int = 4
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    pi_layers: tuple[int, ...] = (256, 256)
+    vf_layers: tuple[int, ...] = (256, 256)
+    activation: str = "tanh"
+    opponents: OpponentMix = field(default_factory=OpponentMix)
+    snapshot_every: int = 50_000
+    pool_size: int = 10
+    snapshot_deterministic: bool = False
+    eval_every: int = 50_000
+    eval_deals: int = 200
+    eval_seed: int = 12345
+    checkpoint_every: int = 100_000
+    final_eval_deals: int = 500
+    final_eval_opponents: tuple[str, ...] = BASELINES
+    run_dir: str = "runs"
+    progress_bar: bool = True
+
+    def __post_init__(self) -> None:
+        _require("name", self.name, isinstance(self.name, str) and self.name.isidentifier(), "a name like 'default'")
+        for name in ("seed", "eval_seed"):
+            value = getattr(self, name)
+            _require(name, value, _is_int(value) and value >= 0, "an int >= 0")
+        positive_ints = ("total_timesteps", "n_envs", "torch_threads", "n_steps", "batch_size", "n_epochs")
+        positive_ints += ("snapshot_every", "pool_size", "eval_deals")
+        for name in positive_ints:
+            value = getattr(self, name)
+            _require(name, value, _is_int(value) and value > 0, "an int > 0")
+        for name in ("eval_every", "checkpoint_every", "final_eval_deals"):
+            value = getattr(self, name)
+            _require(name, value, _is_int(value) and value >= 0, "an int >= 0 (0: never)")
+        try:
+            RuleConfig.from_dict(self.rules)
+        except RuleConfigError as err:
+            raise ConfigError(f"rules: {err}") from None
+        for name in ("reward_scale", "learning_rate", "clip_range", "max_grad_norm"):
+            value = getattr(self, name)
+            _require(name, value, _is_number(value) and value > 0, "a number > 0")
+        for name in ("learning_rate_end", "target_kl"):
+            value = getattr(self, name)
+            _require(name, value, value is None or (_is_number(value) and value > 0), "null or a number > 0")
+        for name in ("gamma", "gae_lambda"):
+            value = getattr(self, name)
+            _require(name, value, _is_number(value) and 0 < value <= 1, "a number in (0, 1]")
+        for name in ("ent_coef", "vf_coef"):
+            value = getattr(self, name)
+            _require(name, value, _is_number(value) and value >= 0, "a number >= 0")
+        _require("vec_env", self.vec_env, self.vec_env in ("dummy", "subproc"), "'dummy' or 'subproc'")
+        _require("activation", self.activation, self.activation in ACTIVATIONS, f"one of {list(ACTIVATIONS)}")
+        for name in ("pi_layers", "vf_layers"):
+            value = getattr(self, name)
+            ok = isinstance(value, (list, tuple)) and len(value) > 0 and all(_is_int(s) and s > 0 for s in value)
+            _require(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
+            object.__setattr__(self, name, tuple(value))
+        rollout = self.n_steps * self.n_envs
+        _require(
+            "batch_size",
+            self.batch_size,
+            rollout % self.batch_size == 0,
+            f"a divisor of n_steps × n_envs = {rollout}, so that every minibatch is full",
+        )
+        _require("opponents", self.opponents, isinstance(self.opponents, OpponentMix), "a mapping of weights")
+        for name in ("snapshot_deterministic", "progress_bar"):
+            _require(name, getattr(self, name), isinstance(getattr(self, name), bool), "true or false")
+        opponents = self.final_eval_opponents
+        ok = isinstance(opponents, (list, tuple)) and all(isinstance(o, str) and o in available() for o in opponents)
+        _require("final_eval_opponents", opponents, ok, f"a list drawn from {available()}")
+        object.__setattr__(self, "final_eval_opponents", tuple(opponents))
+        _require("run_dir", self.run_dir, isinstance(self.run_dir, str) and self.run_dir != "", "a folder path")
+
+    @property
+    def rule_config(self) -> RuleConfig:
+        return RuleConfig.from_dict(self.rules)
+
+    @property
+    def arch(self) -> PolicyArch:
+        return PolicyArch(pi=self.pi_layers, vf=self.vf_layers, activation=self.activation)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain YAML/JSON data (lists, not tuples) that :func:`config_from_dict` reads back."""
+        out = dataclasses.asdict(self)
+        for name in ("pi_layers", "vf_layers", "final_eval_opponents"):
+            out[name] = list(out[name])
+        return out
+
+
+def _require(name: str, value: object, ok: bool, allowed: str) -> None:
+    require(ok, ConfigError, f"config field {name}", value, allowed)
+
+
+FLOAT_FIELDS = {f.name for f in fields(TrainConfig) if "float" in str(f.type)}
+
+
+def config_from_dict(data: Mapping[str, Any]) -> TrainConfig:
+    """Build a :class:`TrainConfig`; unknown keys (also inside ``opponents``) are an error.
+
+    Numbers written like ``3e-4`` are accepted for float fields although YAML 1.1 reads them as
+    strings (it wants ``3.0e-4``).
+    """
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"a training config must be a mapping of field names to values, got {data!r}")
+    known = [f.name for f in fields(TrainConfig)]
+    unknown = sorted(str(k) for k in data if k not in known)
+    if unknown:
+        raise ConfigError(f"unknown config field(s) {unknown}; allowed: {', '.join(known)}")
+    values = {k: _float_or_same(v) if k in FLOAT_FIELDS else v for k, v in data.items()}
+    if "opponents" in values:
+        mix = values["opponents"]
+        if not isinstance(mix, Mapping):
+            raise ConfigError(f"config field opponents = {mix!r} is not allowed; expected a mapping of weights")
+        unknown = sorted(str(k) for k in mix if k not in OPPONENT_KINDS)
+        if unknown:
+            raise ConfigError(f"unknown opponent kind(s) {unknown}; allowed: {', '.join(OPPONENT_KINDS)}")
+        values["opponents"] = OpponentMix(**{k: _float_or_same(mix.get(k, 0.0)) for k in OPPONENT_KINDS})
+    return TrainConfig(**values)
+
+
+def _float_or_same(value: object) -> object:
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """Apply ``key=value`` overrides (``opponents.heuristic=0.5``); values are parsed as YAML."""
+    data = json.loads(json.dumps(data))  # a deep copy of plain data
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. --set total_timesteps=20000")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ConfigError(f"--set {item!r}: the value is not valid YAML ({err})") from None
+        *parents, leaf = key.split(".")
+        node = data
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"--set {item!r}: {part} is not a mapping")
+        node[leaf] = value
+    return data
+
+
+def load_config(path: Path, overrides: Sequence[str] = ()) -> TrainConfig:
+    """Read a YAML config file and apply ``--set`` overrides."""
+    data = read_mapping(path, "config file", ConfigError)
+    try:
+        return config_from_dict(apply_overrides(data, overrides))
+    except ConfigError as err:
+        raise ConfigError(f"{path}: {err}") from None
