@@ -139,10 +139,23 @@ def policy_metadata(
 
 
 def checkpoint_files(path: str | Path) -> tuple[Path, Path]:
-    """``(json, safetensors)`` paths of a checkpoint given either file or their common stem."""
+    """``(json, safetensors)`` paths of a checkpoint: the one rule for checkpoint paths everywhere.
+
+    A checkpoint is named by either of its files, by their common stem, or by the folder that holds
+    ``policy.json`` + ``policy.safetensors`` (``runs/<run>/final``, ``checkpoints/step_N``: the
+    folders ``train.py --resume`` takes).
+    """
     path = Path(path)
+    if path.is_dir():
+        path = path / "policy"
     stem = path.with_suffix("") if path.suffix in (".json", ".safetensors") else path
     return stem.with_name(stem.name + ".json"), stem.with_name(stem.name + ".safetensors")
+
+
+def is_checkpoint_path(text: str) -> bool:
+    """Whether ``text`` names a checkpoint by :func:`checkpoint_files`' rule (a file suffix, or files on disk)."""
+    json_path, _ = checkpoint_files(text)
+    return text.endswith((".json", ".safetensors")) or json_path.is_file()
 
 
 def save_policy(path: str | Path, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> Path:

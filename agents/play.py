@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _lineup(args: argparse.Namespace, rules: RuleConfig) -> list[str]:
     n = rules.n_players
-    check_bots(args.opponents)
+    check_bots(args.opponents, rules)
     if not 0 <= args.seat < n:
         raise ValueError(f"--seat must be a seat from 0 to {n - 1} for {n} players, got {args.seat}")
     if args.hands < 1:
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     names = ["you"] * n
     for j, name in enumerate(lineup, start=1):
         seed = None if args.seed is None else args.seed + j
-        players[(me + j) % n], names[(me + j) % n] = load_bot(name, seed), name
+        players[(me + j) % n], names[(me + j) % n] = load_bot(name, seed, rules), name
     env = sam_env.env(rules=rules)
     raw = env.unwrapped
     total = 0

@@ -98,13 +98,11 @@ class PPOAgent(Agent):
         return cls(load_policy(path, n_players=n_players), seed=seed, deterministic=deterministic, name=name)
 
     @classmethod
-    def pretrained(cls, name: str = "ppo", seed: int | None = None, deterministic: bool = True) -> PPOAgent:
-        """A bot shipped in ``agents/pretrained`` by name."""
-        if name not in pretrained_names():
-            raise CheckpointError(
-                f"no pretrained bot {name!r} in {PRETRAINED_DIR}; shipped: {', '.join(pretrained_names()) or 'none'}"
-            )
-        return cls(_pretrained_checkpoint(name), seed=seed, deterministic=deterministic, name=name)
+    def pretrained(
+        cls, name: str = "ppo", seed: int | None = None, deterministic: bool = True, *, label: str | None = None
+    ) -> PPOAgent:
+        """A bot shipped in ``agents/pretrained`` by name (``label``: its name in reports, default ``name``)."""
+        return cls(pretrained_checkpoint(name), seed=seed, deterministic=deterministic, name=label or name)
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """Unmasked action logits for one observation vector (the actor of the SB3 policy)."""
@@ -133,8 +131,12 @@ class PPOAgent(Agent):
 
 
 @cache
-def _pretrained_checkpoint(name: str) -> PolicyCheckpoint:
-    """Read and check a shipped checkpoint once per process (evaluation builds a bot per chunk of deals)."""
+def pretrained_checkpoint(name: str) -> PolicyCheckpoint:
+    """A shipped checkpoint, read and checked once per process (evaluation builds a bot per chunk of deals)."""
+    if name not in pretrained_names():
+        raise CheckpointError(
+            f"no pretrained bot {name!r} in {PRETRAINED_DIR}; shipped: {', '.join(pretrained_names()) or 'none'}"
+        )
     return load_policy(PRETRAINED_DIR / f"{name}.json")
 
 

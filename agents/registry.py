@@ -9,14 +9,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
 from sam_env.core import RuleConfig
 
 from .base import Agent
+from .checkpoint import CheckpointError, PolicyCheckpoint, is_checkpoint_path
 from .greedy_bot import GreedyAgent
 from .heuristic_bot import HeuristicAgent
-from .ppo_bot import PPOAgent, pretrained_names
+from .ppo_bot import PPOAgent, pretrained_checkpoint, pretrained_names
 from .random_bot import RandomAgent
 
 AgentFactory = Callable[[int | None], Agent]
@@ -44,7 +44,8 @@ def check_names(names: list[str] | tuple[str, ...]) -> None:
     unknown = [n for n in names if n not in FACTORIES]
     if unknown:
         raise UnknownAgentError(
-            f"unknown agent name(s) {', '.join(map(repr, unknown))}; known agents: {', '.join(available())}"
+            f"unknown agent name(s) {', '.join(map(repr, unknown))}; known agents: {', '.join(available())} "
+            "(or a checkpoint: a policy.json, its stem, or the folder that holds it)"
         )
 
 
@@ -64,29 +65,74 @@ def register(name: str, factory: AgentFactory, replace: bool = False) -> None:
     FACTORIES[name] = factory
 
 
-def load_bot(name: str | os.PathLike[str], seed: int | None = None) -> Agent:
-    """A bot ready to play: a registered name (``"ppo"``, ``"heuristic"`` …) or a checkpoint's path.
+BotSpec = str | os.PathLike | PolicyCheckpoint
+"""What names a bot anywhere a bot is asked for: a registered name (``"heuristic"``, ``"ppo"``), a
+checkpoint path (see :func:`~agents.checkpoint.checkpoint_files`), or a checkpoint in memory. All three
+pickle, so a tournament sends specs to its worker processes and each builds its own bots."""
 
-    A path names a policy checkpoint written by ``train.py`` (``.../policy.json``, its
-    ``.safetensors`` or their common stem); its metadata is checked against this sam-env before use.
+
+def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = None) -> Agent:
+    """A bot ready to play, from a :data:`BotSpec`.
+
+    ``rules``: the table it must fit. Rule-based bots play every table. A network fits only the
+    seat count it was trained for (its observation layout depends on it): for a shipped name such as
+    ``"ppo"`` the shipped network made for these rules (or, failing that, for this seat count) is
+    chosen; a checkpoint that does not fit is refused with a :class:`~agents.checkpoint.CheckpointError`
+    naming the table and what would fit. A path's metadata is checked against this sam-env before use.
     """
-    if isinstance(name, os.PathLike):
-        return PPOAgent.from_checkpoint(name, seed=seed, name=os.fspath(name))
-    if not isinstance(name, str):
+    n_players = None if rules is None else rules.n_players
+    if isinstance(spec, PolicyCheckpoint):
+        if n_players is not None and spec.rules.n_players != n_players:
+            raise CheckpointError(
+                f"{spec.source}: the policy was trained for {spec.rules.n_players} players, but this table has "
+                f"{n_players}; its observation layout does not fit (train one for this seat count)"
+            )
+        return PPOAgent(spec, seed=seed, name=label_of(spec))
+    if isinstance(spec, os.PathLike):
+        return PPOAgent.from_checkpoint(spec, seed=seed, n_players=n_players, name=os.fspath(spec))
+    if not isinstance(spec, str):
         raise TypeError(
-            f"load_bot takes an agent name ({', '.join(available())}) or a checkpoint path, "
-            f"got {type(name).__name__} {name!r}"
+            f"load_bot takes an agent name ({', '.join(available())}), a checkpoint path or a PolicyCheckpoint, "
+            f"got {type(spec).__name__} {spec!r}"
         )
-    if name not in FACTORIES and (name.endswith((".json", ".safetensors")) or Path(name + ".json").is_file()):
-        return PPOAgent.from_checkpoint(name, seed=seed, name=name)
-    return make_agent(name, seed)
+    if spec not in FACTORIES and is_checkpoint_path(spec):
+        return PPOAgent.from_checkpoint(spec, seed=seed, n_players=n_players, name=spec)
+    if rules is not None and spec in pretrained_names():
+        return PPOAgent.pretrained(shipped_network_for(spec, rules), seed=seed, label=spec)
+    return make_agent(spec, seed)
 
 
-def can_play(name: str, rules: RuleConfig) -> bool:
-    """Whether the agent can sit at a table with these rules.
+def shipped_network_for(name: str, rules: RuleConfig) -> str:
+    """The shipped network of family ``name`` (``name`` itself or ``name_*``) that fits ``rules``.
 
-    Rule-based bots play every table; a network only fits the seat count it was trained for (its
-    observation layout depends on it), and refuses other tables with an error when asked to act.
+    A network trained on exactly these rules is preferred; any network for this seat count fits
+    (the rules change what is legal, which the action mask carries, not the observation layout).
     """
-    n_players = getattr(load_bot(name), "n_players", None)
-    return n_players is None or n_players == rules.n_players
+    family = [p for p in pretrained_names() if p == name or p.startswith(name + "_")]
+    seats = {p: pretrained_checkpoint(p).rules.n_players for p in family}
+    exact = [p for p in family if pretrained_checkpoint(p).rules == rules]
+    fitting = exact or [p for p in family if seats[p] == rules.n_players]
+    if not fitting:
+        made_for = ", ".join(f"{p} ({seats[p]} players)" for p in family)
+        raise CheckpointError(
+            f"no shipped {name!r} network plays a {rules.n_players}-player table; shipped: {made_for}. "
+            "Rule-based bots (random, greedy, heuristic) play every table, or train one with train.py "
+            f"--set rules.n_players={rules.n_players}"
+        )
+    return fitting[0]
+
+
+def label_of(spec: BotSpec) -> str:
+    """The name a bot spec goes by in reports: the registry name, the path, or the checkpoint's source."""
+    if isinstance(spec, PolicyCheckpoint):
+        return spec.source
+    return os.fspath(spec) if isinstance(spec, os.PathLike) else str(spec)
+
+
+def can_play(spec: BotSpec, rules: RuleConfig) -> bool:
+    """Whether the bot can sit at a table with these rules (see :func:`load_bot`)."""
+    try:
+        load_bot(spec, rules=rules)
+    except CheckpointError:
+        return False
+    return True

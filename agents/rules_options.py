@@ -47,10 +47,11 @@ def load_rules_file(path: Path) -> dict[str, object]:
     return read_mapping(path, "rules file")
 
 
-def check_bots(names: Sequence[str]) -> None:
-    """Build each named bot once, so that an unknown name or a bad checkpoint fails before play starts."""
+def check_bots(names: Sequence[str], rules: RuleConfig | None = None) -> None:
+    """Build each named bot once for ``rules``, so that an unknown name, a bad checkpoint or a network
+    made for another table fails before play starts."""
     for name in dict.fromkeys(names):
-        load_bot(name)
+        load_bot(name, rules=rules)
 
 
 def opponent_lineup(names: Sequence[str], n_players: int) -> list[str]:

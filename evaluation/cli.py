@@ -81,7 +81,7 @@ def plan_matches(args: argparse.Namespace, rules: RuleConfig) -> list[Match]:
     n = rules.n_players
     candidates = list(dict.fromkeys(args.candidates))
     mirror = candidates if args.mirror == [] else list(dict.fromkeys(args.mirror or []))
-    check_bots([*candidates, *(args.opponents or []), *mirror])
+    check_bots([*candidates, *(args.opponents or []), *mirror], rules)
     unknown_mirror = [m for m in mirror if m not in candidates]
     if unknown_mirror:
         raise ValueError(f"--mirror names must be among --candidates; not a candidate: {', '.join(unknown_mirror)}")

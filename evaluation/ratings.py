@@ -30,16 +30,16 @@ class RatingRow:
 def rate(results: Sequence[MatchResult]) -> list[RatingRow]:
     """Rate every agent of ``results``; best first. Matches of an agent against itself are skipped."""
     model = PlackettLuce()
-    names = sorted({name for r in results for name in r.match.slots})
+    names = sorted({name for r in results for name in r.match.names})
     ratings = {name: model.rating(name=name) for name in names}
     games = dict.fromkeys(names, 0)
-    rated = [r for r in results if len(set(r.match.slots)) > 1]
+    rated = [r for r in results if len(set(r.match.names)) > 1]
     if not rated:
         return []
     n_deals, n_rot = rated[0].metrics.shape[:2]
-    team_names = [sorted(set(r.match.slots)) for r in rated]
+    team_names = [sorted(set(r.match.names)) for r in rated]
     team_slots = [
-        [[j for j, s in enumerate(r.match.slots) if s == t] for t in teams]
+        [[j for j, s in enumerate(r.match.names) if s == t] for t in teams]
         for r, teams in zip(rated, team_names, strict=True)
     ]
     for d in range(n_deals):

@@ -9,9 +9,11 @@ this — so over one deal the candidate plays every hand from every position, an
 cancels out of the comparison.
 
 Games run through the environment (observation dict and ``seat_view``), the code path every bot,
-trained or rule-based, sees in training. Each worker builds its agents from registry names, and
-every agent is reseeded for every hand from ``(seed, deal, rotation, slot)``, so results do
-not depend on the number of workers or on how deals are chunked.
+trained or rule-based, sees in training. A match names its bots by spec (:data:`agents.registry.BotSpec`:
+a registry name, a checkpoint path or a checkpoint in memory); each worker process receives the specs
+once and builds its own bots, so a policy being trained is evaluated on every core without being
+registered anywhere. Every bot is reseeded for every hand from ``(seed, deal, rotation, slot)``, so
+results do not depend on the number of workers or on how deals are chunked.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from tqdm import tqdm
 
 import sam_env
 from agents.base import Agent
-from agents.registry import load_bot
+from agents.registry import BotSpec, label_of, load_bot
 from sam_env.core import HandResult, RuleConfig
 
 from .deals import Deal, make_deal
@@ -37,20 +39,29 @@ from .stats import METRICS, Summary, hand_metrics, summarize
 
 @dataclass(frozen=True)
 class Match:
-    """The candidate against ``opponents`` (``n - 1`` registry names, in turn order after it)."""
+    """The candidate against ``opponents`` (``n - 1`` bot specs, in turn order after it).
 
-    candidate: str
-    opponents: tuple[str, ...]
+    ``label``: the candidate's name in reports (default: its spec's, :func:`agents.registry.label_of`).
+    """
+
+    candidate: BotSpec
+    opponents: tuple[BotSpec, ...]
+    label: str | None = None
 
     @property
-    def slots(self) -> tuple[str, ...]:
-        """Agent names by slot: slot 0 is the candidate, slot ``j`` the ``j``-th opponent."""
+    def slots(self) -> tuple[BotSpec, ...]:
+        """Bot specs by slot: slot 0 is the candidate, slot ``j`` the ``j``-th opponent."""
         return (self.candidate, *self.opponents)
 
     @property
+    def names(self) -> tuple[str, ...]:
+        """Bot names by slot, as reports and ratings show them."""
+        return (self.label or label_of(self.candidate), *map(label_of, self.opponents))
+
+    @property
     def opponents_label(self) -> str:
-        names = sorted(set(self.opponents))
-        return names[0] + f" x{len(self.opponents)}" if len(names) == 1 else "+".join(self.opponents)
+        names = sorted(set(self.names[1:]))
+        return names[0] + f" x{len(self.opponents)}" if len(names) == 1 else "+".join(self.names[1:])
 
 
 def slot_seats(rotation: int, n_players: int) -> list[int]:
@@ -78,23 +89,35 @@ def play_hand(env: AECEnv, agents_by_seat: Sequence[Agent], deal: Deal) -> HandR
 
 @dataclass(frozen=True)
 class Task:
-    """Deals ``start … stop-1`` of one match, as sent to a worker process."""
+    """Deals ``start … stop-1`` of one match, as sent to a worker process (the match by its index)."""
 
     match_index: int
-    match: Match
     rules: dict[str, object]
     seed: int
     start: int
     stop: int
 
 
-def run_task(task: Task) -> tuple[Task, np.ndarray, np.ndarray]:
-    """Play a task; return it with ``metrics[deal, rotation, slot, metric]`` and the deals' leaders."""
+_MATCHES: Sequence[Match] = ()
+"""The matches of the tournament this worker process serves, sent once when the process starts."""
+
+
+def _receive_matches(matches: Sequence[Match]) -> None:
+    global _MATCHES
+    _MATCHES = matches
+
+
+def run_task(task: Task, matches: Sequence[Match] | None = None) -> tuple[Task, np.ndarray, np.ndarray]:
+    """Play a task; return it with ``metrics[deal, rotation, slot, metric]`` and the deals' leaders.
+
+    ``matches``: those the task's index refers to (default: the ones this worker process received).
+    """
     rules = RuleConfig.from_dict(task.rules)
     n = rules.n_players
     env = sam_env.env(rules=rules)
     env.reset(seed=task.seed)
-    agents = [load_bot(name) for name in task.match.slots]
+    match = (_MATCHES if matches is None else matches)[task.match_index]
+    agents = [load_bot(spec, rules=rules) for spec in match.slots]
     metrics = np.zeros((task.stop - task.start, n, n, len(METRICS)), dtype=np.int32)
     leaders = np.zeros(task.stop - task.start, dtype=np.int32)
     for row, d in enumerate(range(task.start, task.stop)):
@@ -122,7 +145,7 @@ class MatchResult:
 
     def summary(self) -> Summary:
         """The candidate's results (slot 0) over every rotation of every deal."""
-        return summarize(self.match.candidate, self.match.opponents_label, self.metrics[:, :, 0], self.leaders)
+        return summarize(self.match.names[0], self.match.opponents_label, self.metrics[:, :, 0], self.leaders)
 
 
 def run_matches(
@@ -137,7 +160,8 @@ def run_matches(
 
     ``workers`` defaults to one process per core; with 1 everything runs in this process.
     Raises ``ValueError`` before any hand is played if a match does not seat exactly ``n`` agents
-    (a missing opponent would fail in a worker, an extra one would silently never play).
+    (a missing opponent would fail in a worker, an extra one would silently never play) or seats a
+    bot that cannot play these rules (an unknown name, a checkpoint for another seat count).
     """
     if not isinstance(rules, RuleConfig):
         raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
@@ -149,13 +173,18 @@ def run_matches(
     for m in matches:
         if len(m.opponents) != n - 1:
             raise ValueError(
-                f"match {m.candidate} vs {list(m.opponents)}: a {n}-player table needs {n - 1} opponents, "
+                f"match {m.names[0]} vs {list(m.names[1:])}: a {n}-player table needs {n - 1} opponents, "
                 f"got {len(m.opponents)}"
             )
+    for label, spec in {name: spec for m in matches for name, spec in zip(m.names, m.slots, strict=True)}.items():
+        try:
+            load_bot(spec, rules=rules)  # a bot that cannot sit at this table fails here, not in a worker
+        except ValueError as err:
+            raise ValueError(f"{label} cannot play this {n}-player table: {err}") from None
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(200, math.ceil(deals / (4 * workers))))
     tasks = [
-        Task(i, m, rules.to_dict(), seed, start, min(start + chunk, deals))
+        Task(i, rules.to_dict(), seed, start, min(start + chunk, deals))
         for i, m in enumerate(matches)
         for start in range(0, deals, chunk)
     ]
@@ -170,9 +199,9 @@ def run_matches(
 
         if workers == 1:
             for task in tasks:
-                collect(*run_task(task))
+                collect(*run_task(task, matches))
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            with ProcessPoolExecutor(workers, initializer=_receive_matches, initargs=(tuple(matches),)) as pool:
                 for future in as_completed([pool.submit(run_task, t) for t in tasks]):
                     collect(*future.result())
     return [MatchResult(m, metrics[i], leaders.copy()) for i, m in enumerate(matches)]

@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.checkpoint import PolicyCheckpoint
-from agents.ppo_bot import PPOAgent
-from agents.registry import register
 from evaluation.report import markdown_table, text_table
 from evaluation.stats import Summary
 from evaluation.tournament import Match, run_matches
@@ -18,15 +16,14 @@ from evaluation.tournament import Match, run_matches
 def evaluate(
     checkpoint: PolicyCheckpoint, label: str, opponents: Sequence[str], deals: int, seed: int
 ) -> list[Summary]:
-    """Duplicate matches of the policy (greedy moves) against three copies of each opponent.
+    """Duplicate matches of the policy (greedy moves) against ``n - 1`` copies of each opponent.
 
-    Runs in this process (``workers=1``): the policy is registered here, and worker processes
-    started another way than ``fork`` would not see it.
+    The checkpoint itself is the candidate's spec, so the tournament's worker processes (one per
+    core: the learner waits for the result) each build the policy from it.
     """
-    register(label, lambda s: PPOAgent(checkpoint, seed=s, name=label), replace=True)
     rules = checkpoint.rules
-    matches = [Match(label, (o,) * (rules.n_players - 1)) for o in opponents]
-    results = run_matches(matches, rules, deals, seed=seed, workers=1, progress=False)
+    matches = [Match(checkpoint, (o,) * (rules.n_players - 1), label=label) for o in opponents]
+    results = run_matches(matches, rules, deals, seed=seed, workers=None, progress=False)
     return [r.summary() for r in results]
 
 

@@ -58,7 +58,7 @@ def test_load_bot_takes_a_checkpoint_path(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", [None, 3, ["ppo"]])
 def test_load_bot_refuses_what_is_neither_a_name_nor_a_path(bad: object) -> None:
-    with pytest.raises(TypeError, match=r"an agent name .*heuristic.* or a checkpoint path"):
+    with pytest.raises(TypeError, match=r"an agent name .*heuristic.*, a checkpoint path or a PolicyCheckpoint"):
         load_bot(bad)
 
 
