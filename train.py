@@ -20,7 +20,7 @@ Everything a run writes goes to ``runs/<name>__s<seed>__<time>/``:
   stats, in scaled reward), ``eval/…`` (duplicate X per hand against the heuristic, with its CI),
   ``perf/…`` (seconds spent in rollouts, updates, evaluations and in each kind of opponent);
 * ``checkpoints/step_N/`` and ``final/`` — ``policy.safetensors`` + ``policy.json`` (what
-  ``agents.ppo_bot.PPOAgent`` loads), ``trainer.safetensors`` + ``trainer.json`` (optimizer moments,
+  ``agents.ppo.bot.PPOBot`` loads), ``trainer.safetensors`` + ``trainer.json`` (optimizer moments,
   self-play pool and RNG states, for ``--resume``) and ``config.yaml``;
 * ``learning_curve.png`` and ``evaluation.md`` / ``evaluation.json`` (the final evaluation).
 
@@ -46,8 +46,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
 
-from agents.checkpoint import load_policy
-from agents.ppo_bot import policy_kwargs
+from agents.ppo.checkpoint import load_policy
+from agents.ppo.sb3 import policy_kwargs
 from training.checkpoints import read_trainer_state, restore_trainer, run_dir_of, save_checkpoint, snapshot_of
 from training.config import OPPONENT_KINDS, ConfigError, TrainConfig, load_config
 from training.curves import plot_learning_curve

@@ -17,6 +17,7 @@ import importlib.util
 import sys
 import types
 
+from .bot import Bot
 from .core import (
     CardError,
     DealError,
@@ -30,18 +31,21 @@ from .core import (
     Table,
     Transfer,
 )
+from .deprecation import deprecated_names
 from .encoding import ENCODING_VERSION, N_ACTIONS, action_index, action_name
-from .policy import Policy
 
 GYMNASIUM_ID = "sam_env/Sam-v0"
 
 _LAZY = {"env": "sam_env.aec_env", "raw_env": "sam_env.aec_env", "SingleAgentEnv": "sam_env.wrappers"}
 
 
+_deprecated = deprecated_names(__name__, {"Policy": (Bot, "sam_env.Bot")})
+
+
 def __getattr__(name: str) -> object:
     """Import the environment layer on first use (PEP 562), then keep it as a plain attribute."""
     if name not in _LAZY:
-        raise AttributeError(f"module 'sam_env' has no attribute {name!r}")
+        return _deprecated(name)
     value = getattr(importlib.import_module(_LAZY[name]), name)
     globals()[name] = value
     return value
@@ -81,12 +85,12 @@ elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in sys.meta_path):
 __all__ = [
     "ENCODING_VERSION",
     "N_ACTIONS",
+    "Bot",
     "CardError",
     "DealError",
     "EndReason",
     "HandResult",
     "IllegalMoveError",
-    "Policy",
     "Reason",
     "RuleConfig",
     "RuleConfigError",

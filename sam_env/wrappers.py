@@ -16,11 +16,11 @@ import numpy as np
 from gymnasium import spaces
 
 from .aec_env import raw_env
+from .bot import Bot
 from .core.rules import RuleConfig
 from .core.view import SeatView
-from .policy import Policy
 
-OpponentArg = Policy | Sequence[Policy] | None
+OpponentArg = Bot | Sequence[Bot] | None
 MAX_REDEALS = 1000
 """Hands dealt in one ``reset`` before giving up on reaching a learner decision (never hit in practice)."""
 
@@ -116,16 +116,16 @@ class SingleAgentEnv(gym.Env):
         return None if seat is None else int(seat)
 
     @staticmethod
-    def _check_opponents(opponents: OpponentArg, n: int) -> list[Policy | None]:
+    def _check_opponents(opponents: OpponentArg, n: int) -> list[Bot | None]:
         if opponents is None:
             return [None] * (n - 1)
-        if isinstance(opponents, Policy) or callable(opponents):
+        if isinstance(opponents, Bot) or callable(opponents):
             return [opponents] * (n - 1)
         opponents = list(opponents)
         if len(opponents) != n - 1:
             raise ValueError(f"{n} seats need {n - 1} opponents (or one for all), got {len(opponents)}")
         for i, p in enumerate(opponents):
-            if not (isinstance(p, Policy) or callable(p)):
+            if not (isinstance(p, Bot) or callable(p)):
                 raise TypeError(f"opponent {i} must have act(observation, view) or be callable, got {p!r}")
         return opponents
 
@@ -191,7 +191,7 @@ class SingleAgentEnv(gym.Env):
         n = self.action_space.n
         return isinstance(action, (int, np.integer)) and 0 <= action < n and bool(self._mask[action])
 
-    def _seat_policies(self) -> dict[int, Policy | None]:
+    def _seat_policies(self) -> dict[int, Bot | None]:
         others = [s for s in range(self.rules.n_players) if s != self.seat]
         return dict(zip(others, self.opponents, strict=True))
 

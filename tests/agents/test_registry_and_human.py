@@ -6,10 +6,10 @@ import io
 
 import pytest
 
-from agents import play
-from agents.greedy_bot import GreedyAgent
-from agents.human import HumanAgent, QuitGame, parse_move
+from agents.greedy_bot import GreedyBot
+from agents.human import HumanPlayer, QuitGame, parse_move
 from agents.registry import UnknownAgentError, available, make_agent
+from apps import play
 from sam_env.core import RuleConfig, SeatView, Table, combo_index
 
 
@@ -17,7 +17,7 @@ def test_registry_builds_every_rule_based_bot_by_name() -> None:
     assert {"greedy", "heuristic", "random"} <= set(available())
     for name in ("greedy", "heuristic", "random"):
         assert make_agent(name, seed=1).name == name
-    assert isinstance(make_agent("greedy"), GreedyAgent)
+    assert isinstance(make_agent("greedy"), GreedyBot)
 
 
 def test_unknown_agent_names_list_the_known_ones() -> None:
@@ -45,7 +45,7 @@ def _first_view() -> SeatView:
 def test_human_reprompts_on_bad_input_then_accepts_a_legal_move() -> None:
     view = _first_view()
     out = io.StringIO()
-    human = HumanAgent(stdin=io.StringIO("\nnonsense\n0\n1\n"), stdout=out)
+    human = HumanPlayer(stdin=io.StringIO("\nnonsense\n0\n1\n"), stdout=out)
     assert human.act({}, view) == view.legal[0]
     text = out.getvalue()
     assert "'nonsense' is not a move name" in text
@@ -56,7 +56,7 @@ def test_human_reprompts_on_bad_input_then_accepts_a_legal_move() -> None:
 def test_human_end_of_input_and_quit_raise_quit_game() -> None:
     for script in ("", "quit\n", "junk\nEXIT\n"):
         with pytest.raises(QuitGame):
-            HumanAgent(stdin=io.StringIO(script), stdout=io.StringIO()).act({}, _first_view())
+            HumanPlayer(stdin=io.StringIO(script), stdout=io.StringIO()).act({}, _first_view())
 
 
 def test_play_cli_runs_a_scripted_hand_to_the_end() -> None:

@@ -25,7 +25,7 @@ def run_python(code: str) -> str:
     return done.stdout.strip()
 
 
-@pytest.mark.parametrize("module", ["sam_env.core", "sam_env.encoding", "sam_env.policy", "sam_env"])
+@pytest.mark.parametrize("module", ["sam_env.core", "sam_env.encoding", "sam_env.bot", "sam_env"])
 def test_rules_and_encoding_load_no_rl_library(module: str) -> None:
     loaded = run_python(
         f"""
@@ -100,12 +100,20 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 LAYERS = [
-    ("sam_env/core", ("gymnasium", "pettingzoo", "torch", "sam_env.aec_env", "sam_env.wrappers")),
-    ("sam_env", ("agents", "evaluation", "training", "train")),
-    ("agents", ("evaluation", "training", "train")),
-    ("evaluation", ("training", "train")),
-    ("training", ("train",)),
+    ("sam_env/core", ("gymnasium", "pettingzoo", "torch", "yaml", "sam_env.aec_env", "sam_env.wrappers")),
+    ("sam_env", ("agents", "evaluation", "training", "train", "apps")),
+    ("agents", ("evaluation", "training", "train", "apps")),
+    ("evaluation", ("training", "train", "apps")),
+    ("training", ("train", "apps")),
 ]
+DEPRECATED_SHIMS = {
+    # Old import paths of the command-line apps, kept for one release (CHANGELOG.md); they import
+    # the apps so that old commands still run, and go away with the next release.
+    "agents/play.py": "apps",
+    "agents/rules_options.py": "apps",
+    "evaluation/cli.py": "apps",
+    "evaluation/__main__.py": "apps",
+}
 
 
 @pytest.mark.parametrize(("folder", "forbidden"), LAYERS, ids=[f for f, _ in LAYERS])
@@ -116,5 +124,6 @@ def test_no_module_imports_a_layer_above_it(folder: str, forbidden: tuple[str, .
         for path in sorted((ROOT / folder).rglob("*.py"))
         for name in _imported_modules(path)
         if any(name == f or name.startswith(f + ".") for f in forbidden)
+        and not name.startswith(DEPRECATED_SHIMS.get(str(path.relative_to(ROOT)), "-"))
     }
     assert not offenders, sorted(offenders)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cli import main
+from apps.evaluate import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from training_helpers import ROOT
 
-from agents.checkpoint import load_policy
+from agents.ppo.checkpoint import load_policy
 from agents.registry import load_bot
 from sam_env import ENCODING_VERSION
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.checkpoint import PolicyArch, policy_metadata, save_policy
+from agents.ppo.checkpoint import PolicyArch, policy_metadata, save_policy
 from sam_env import RuleConfig
 
 ROOT = Path(__file__).resolve().parents[2]
