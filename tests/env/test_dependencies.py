@@ -68,22 +68,39 @@ def test_env_factory_is_not_hidden_by_its_module(first: str) -> None:
     assert out == "True True sam_v0"
 
 
-@pytest.mark.parametrize("order", ["sam_env_first", "gymnasium_first", "via_pettingzoo"])
-def test_gymnasium_id_is_registered_whatever_the_import_order(order: str) -> None:
-    imports = {
-        "sam_env_first": "import sam_env\nimport gymnasium",
-        "gymnasium_first": "import gymnasium\nimport sam_env",
-        "via_pettingzoo": "import sam_env\nimport pettingzoo\nimport gymnasium",
-    }[order]
+REGISTERING_IMPORTS = {
+    "gymnasium_then_sam_env": ("import gymnasium\nimport sam_env", "sam_env/Sam-v0"),
+    "the_wrappers_module": ("import sam_env.wrappers\nimport gymnasium", "sam_env/Sam-v0"),
+    "sam_env_then_its_env": ("import sam_env\nimport gymnasium\nsam_env.env()", "sam_env/Sam-v0"),
+    "gymnasium_imports_it": ("import gymnasium", "sam_env.wrappers:sam_env/Sam-v0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REGISTERING_IMPORTS))
+def test_gymnasium_id_is_registered_where_the_single_agent_env_lives(case: str) -> None:
+    """No import hook: importing the module that holds the view registers it (gymnasium's way)."""
+    imports, env_id = REGISTERING_IMPORTS[case]
     out = run_python(
         imports
-        + """
-env = gymnasium.make("sam_env/Sam-v0")
+        + f"""
+env = gymnasium.make({env_id!r})
 obs, info = env.reset(seed=0)
-print(type(env.unwrapped).__name__, obs.shape == env.observation_space.shape)
+print(type(env.unwrapped).__name__, obs.shape == env.observation_space.shape, env.spec.id)
 """
     )
-    assert out == "SingleAgentEnv True"
+    assert out == "SingleAgentEnv True sam_env/Sam-v0"
+
+
+def test_sam_env_installs_no_import_hook() -> None:
+    out = run_python(
+        """
+        import sys
+        before = list(sys.meta_path)
+        import sam_env
+        print(sys.meta_path == before)
+        """
+    )
+    assert out == "True"
 
 
 def _imported_modules(path: Path) -> set[str]:
