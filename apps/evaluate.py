@@ -1,4 +1,4 @@
-"""``sam-eval`` / ``python -m evaluation``: duplicate matches between bots, ratings and reports."""
+"""``sam-eval`` / ``python -m apps.evaluate``: duplicate matches between bots, ratings and reports."""
 
 from __future__ import annotations
 
