@@ -1,7 +1,9 @@
-"""Agents by name, so that evaluation workers and command lines can build them from strings.
+"""Bots by spec: the one function (:func:`load_bot`) that turns a name, a checkpoint path or a
+checkpoint in memory into a bot, for evaluation workers, command lines and training alike.
 
 A registry entry is a factory ``seed -> Bot``. Adding a bot — for instance a pretrained network
-loaded by name — is one more entry in ``FACTORIES``.
+loaded by name — is one more entry in ``FACTORIES``. A spec is plain data that pickles, so nothing
+needs registering at run time: a policy being trained is evaluated by passing its checkpoint.
 """
 
 from __future__ import annotations
@@ -56,9 +58,10 @@ def make_agent(name: str, seed: int | None = None) -> Bot:
 
 
 def register(name: str, factory: BotFactory, replace: bool = False) -> None:
-    """Add an agent under ``name`` (e.g. a policy being trained, so that an evaluation can seat it).
+    """Add a bot under ``name`` in this process.
 
-    Evaluation workers see it only when they are forked from this process after the call.
+    Worker processes see it only when they are forked from this process after the call; to evaluate
+    a policy, pass its checkpoint (or path) as the bot spec instead, which every process can build.
     """
     if name in FACTORIES and not replace:
         raise ValueError(f"an agent named {name!r} is already registered")
