@@ -8,8 +8,9 @@ import pytest
 
 from agents.greedy_bot import GreedyBot
 from agents.human import HumanPlayer, QuitGame, parse_move
-from agents.registry import UnknownAgentError, available, make_agent
+from agents.registry import UnknownAgentError, available, load_bot, make_agent
 from apps import play
+from sam_env import Bot
 from sam_env.core import RuleConfig, SeatView, Table, combo_index
 
 
@@ -18,6 +19,21 @@ def test_registry_builds_every_rule_based_bot_by_name() -> None:
     for name in ("greedy", "heuristic", "random"):
         assert make_agent(name, seed=1).name == name
     assert isinstance(make_agent("greedy"), GreedyBot)
+
+
+def test_every_bot_is_a_sam_env_bot_and_so_is_anything_with_act() -> None:
+    """One name for what picks an action: the bots derive from it, duck-typed players count too."""
+    for name in available():
+        assert isinstance(load_bot(name), Bot)
+    assert isinstance(HumanPlayer(stdin=io.StringIO(""), stdout=io.StringIO()), Bot)
+
+    class FirstLegal:
+        def act(self, observation: dict, view: SeatView) -> int:
+            return int(observation["action_mask"].argmax())
+
+    assert isinstance(FirstLegal(), Bot)
+    assert not isinstance(object(), Bot)
+    assert not isinstance(lambda observation, view: 0, Bot)
 
 
 def test_unknown_agent_names_list_the_known_ones() -> None:
