@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from training_helpers import write_checkpoint
+from policy_files import write_checkpoint
 
 import sam_env
 from agents.ppo.bot import PPOBot, pretrained_names

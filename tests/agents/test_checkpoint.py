@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from training_helpers import write_checkpoint
+from policy_files import write_checkpoint
 
 from agents.ppo.bot import PPOBot
 from agents.ppo.checkpoint import CheckpointError, checkpoint_files, copy_policy, load_policy
