@@ -26,7 +26,7 @@ Everything a run writes goes to ``runs/<name>__s<seed>__<time>/``:
 
 Nothing is pickled: weights and optimizer state are safetensors, everything else JSON or YAML.
 This file is the story of a run; its machinery (config, opponents, checkpoints, schedule,
-evaluations, curves) is the ``training`` package.
+evaluations, curves) is the ``training`` package; ``backend: rllib`` configs run on Ray (docs/rllib.md).
 """
 
 from __future__ import annotations
@@ -48,8 +48,9 @@ from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
 
 from agents.ppo.checkpoint import load_policy
 from agents.ppo.sb3 import policy_kwargs
+from training import rllib
 from training.checkpoints import read_trainer_state, restore_trainer, run_dir_of, save_checkpoint, snapshot_of
-from training.config import OPPONENT_KINDS, ConfigError, TrainConfig, load_config
+from training.config import OPPONENT_KINDS, ConfigError, TrainConfig, load_config, load_config_data
 from training.curves import plot_learning_curve
 from training.evaluate import final_evaluation
 from training.opponents import make_vec_env
@@ -89,6 +90,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="continue a run from checkpoints/step_N or final/ (its config.yaml, step count, learning-rate schedule, "
         "optimizer state, self-play pool and RNG states); --set may change e.g. total_timesteps",
     )
+    parser.add_argument("--address", metavar="ADDR", help="backend: rllib: the Ray cluster to join (docs/rllib.md)")
     args = parser.parse_args(argv)
     if args.resume is not None and args.config is not None:
         parser.error("--resume reads the config saved in the checkpoint; change fields with --set instead of --config")
@@ -100,10 +102,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         if args.resume is not None:
-            config = load_config(args.resume / "config.yaml", args.overrides)
+            config = load_config(args.resume / "config.yaml", args.overrides, args.address)
             trainer = read_trainer_state(args.resume)
         else:
-            config = load_config(args.config or Path(__file__).parent / "configs" / "default.yaml", args.overrides)
+            path = args.config or Path(__file__).parent / "configs" / "default.yaml"
+            if (data := load_config_data(path, args.overrides)).get("backend") == "rllib":  # on Ray RLlib
+                return rllib.run(data, args.address)
+            config = load_config(path, args.overrides, args.address)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import itertools
 import os
 import sys
@@ -24,6 +25,8 @@ examples:
       against copies of itself to show the seat bias; ratings from all matches between different agents
   sam-eval --candidates heuristic --opponents greedy random random --deals 2000 --out results/mixed
       the heuristic against a fixed line-up, seated in that order after it
+  sam-eval --candidates heuristic greedy --deals 100000 --ray --address auto
+      the same tournament over a Ray cluster (pip install -e ".[rllib]"; docs/rllib.md)
 """
 
 
@@ -71,6 +74,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--out", type=Path, default=Path("results/eval"), help="output directory (default results/eval)"
     )
+    parser.add_argument(
+        "--ray",
+        action="store_true",
+        help="spread the deals over a Ray cluster (RAY_ADDRESS or --address; else a local Ray with --workers "
+        "CPUs): the same numbers as the local pool for the same seed; needs the rllib extra",
+    )
+    parser.add_argument("--address", metavar="ADDR", help="with --ray: the cluster to join (e.g. auto, host:6379)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_rules_arguments(parser)
     return parser
@@ -103,12 +113,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--deals must be at least 1, got {args.deals}")
         if args.workers < 1:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        if args.address is not None and not args.ray:
+            raise ValueError("--address names a Ray cluster; add --ray to play there")
+        if args.ray and importlib.util.find_spec("ray") is None:
+            raise ValueError("--ray needs Ray: pip install -e '.[rllib]'")
         rules = rules_from_args(args)
         matches = plan_matches(args, rules)
     except ValueError as err:
         parser.error(str(err))
     start = time.perf_counter()
-    results = run_matches(matches, rules, args.deals, args.seed, args.workers, progress=not args.no_progress)
+    progress = not args.no_progress
+    results = run_matches(
+        matches, rules, args.deals, args.seed, args.workers, progress=progress, ray=args.ray, ray_address=args.address
+    )
     summaries = [r.summary() for r in results]
     ratings = rate(results)
     elapsed = time.perf_counter() - start
@@ -118,9 +135,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "deals": args.deals,
         "seed": args.seed,
         "workers": args.workers,
+        "ray": args.ray,
         "matches": [{"candidate": m.candidate, "opponents": list(m.opponents)} for m in matches],
         "wall_clock_s": round(elapsed, 1),
     }
+    where = "Ray" if args.ray else f"{args.workers} worker(s)"
     title = f"Sâm Lốc, {rules.n_players} players, {args.deals} deals in duplicate (seed {args.seed})"
     write_csv(args.out / "summary.csv", summaries)
     write_json(args.out / "summary.json", config, summaries, ratings)
@@ -129,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(title)
     print(text_table(summaries, ratings))
     print(
-        f"\n{sum(s.hands for s in summaries)} hands in {elapsed:.1f} s on {args.workers} worker(s); "
+        f"\n{sum(s.hands for s in summaries)} hands in {elapsed:.1f} s on {where}; "
         f"wrote {args.out}/summary.csv, summary.json, summary.md, x_per_hand.png"
     )
     return 0

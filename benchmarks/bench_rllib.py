@@ -14,7 +14,7 @@ A learner step is one decision of the seat being trained (opponents' moves not c
 backends. Wall-clock time; the machine's load (other jobs) changes the figures, so the rows are
 only comparable within one run of this script.
 
-    python benchmarks/bench_training.py [--steps 12000] [--out /tmp/bench_training]
+    python benchmarks/bench_rllib.py [--steps 12000] [--out /tmp/bench_rllib]
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def sb3_steps_per_second(run: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=12_000, help="learner steps of every run (default 12000)")
-    parser.add_argument("--out", type=Path, default=Path("/tmp/bench_training"), help="where the runs go")
+    parser.add_argument("--out", type=Path, default=Path("/tmp/bench_rllib"), help="where the runs go")
     args = parser.parse_args()
     steps = f"total_timesteps={args.steps}"
     rows = []

@@ -17,13 +17,16 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from .tournament import Task, run_task
+from .tournament import Match, Task, run_task
 
 
 def run_tasks_on_ray(
-    tasks: Sequence[Task], address: str | None, num_cpus: int
+    tasks: Sequence[Task], matches: Sequence[Match], address: str | None, num_cpus: int
 ) -> Iterator[tuple[Task, np.ndarray, np.ndarray]]:
-    """Yield ``run_task(task)`` for every task as Ray finishes them (in any order).
+    """Yield ``run_task(task, matches)`` for every task as Ray finishes them (in any order).
+
+    The matches (bot specs, in-memory checkpoints included) go to Ray's object store once and every
+    task reads them from there, as the local pool sends them once to each worker process.
 
     Joins the cluster at ``address`` (or ``RAY_ADDRESS``); without either, starts a local Ray on
     ``num_cpus`` CPUs. A Ray started here is shut down when the tasks are done or on an error.
@@ -39,7 +42,8 @@ def run_tasks_on_ray(
             ray.init(num_cpus=num_cpus, include_dashboard=False)
     try:
         play = ray.remote(num_cpus=1)(run_task)
-        pending = [play.remote(task) for task in tasks]
+        shared = ray.put(tuple(matches))
+        pending = [play.remote(task, shared) for task in tasks]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])

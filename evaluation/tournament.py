@@ -155,10 +155,14 @@ def run_matches(
     seed: int = 0,
     workers: int | None = None,
     progress: bool = True,
+    ray: bool = False,
+    ray_address: str | None = None,
 ) -> list[MatchResult]:
     """Play every match over the same ``deals`` deals of ``seed``, on ``workers`` processes.
 
     ``workers`` defaults to one process per core; with 1 everything runs in this process.
+    ``ray``: play the same chunks as Ray tasks instead (:mod:`.ray_pool`), on the cluster at
+    ``ray_address`` (or ``RAY_ADDRESS``), else on a Ray started here with ``workers`` CPUs.
     Raises ``ValueError`` before any hand is played if a match does not seat exactly ``n`` agents
     (a missing opponent would fail in a worker, an extra one would silently never play) or seats a
     bot that cannot play these rules (an unknown name, a checkpoint for another seat count).
@@ -197,7 +201,12 @@ def run_matches(
             leaders[task.start : task.stop] = task_leaders
             bar.update(values.shape[0] * n)
 
-        if workers == 1:
+        if ray:
+            from .ray_pool import run_tasks_on_ray  # Ray is an optional extra, imported only here
+
+            for outcome in run_tasks_on_ray(tasks, matches, ray_address, workers):
+                collect(*outcome)
+        elif workers == 1:
             for task in tasks:
                 collect(*run_task(task, matches))
         else:

@@ -54,9 +54,9 @@ class OpponentMix:
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
-            _require(f"opponents.{f.name}", value, _is_number(value) and value >= 0, "a weight >= 0")
+            require_field(f"opponents.{f.name}", value, _is_number(value) and value >= 0, "a weight >= 0")
         total = sum(getattr(self, k) for k in OPPONENT_KINDS)
-        _require("opponents", self.weights(), total > 0, "at least one weight > 0")
+        require_field("opponents", self.weights(), total > 0, "at least one weight > 0")
 
     def weights(self) -> dict[str, float]:
         return {k: float(getattr(self, k)) for k in OPPONENT_KINDS}
@@ -146,56 +146,58 @@ class TrainConfig:
     progress_bar: bool = True
 
     def __post_init__(self) -> None:
-        _require("name", self.name, isinstance(self.name, str) and self.name.isidentifier(), "a name like 'default'")
+        require_field(
+            "name", self.name, isinstance(self.name, str) and self.name.isidentifier(), "a name like 'default'"
+        )
         for name in ("seed", "eval_seed"):
             value = getattr(self, name)
-            _require(name, value, _is_int(value) and value >= 0, "an int >= 0")
+            require_field(name, value, _is_int(value) and value >= 0, "an int >= 0")
         positive_ints = ("total_timesteps", "n_envs", "torch_threads", "n_steps", "batch_size", "n_epochs")
         positive_ints += ("snapshot_every", "pool_size", "eval_deals")
         for name in positive_ints:
             value = getattr(self, name)
-            _require(name, value, _is_int(value) and value > 0, "an int > 0")
+            require_field(name, value, _is_int(value) and value > 0, "an int > 0")
         for name in ("eval_every", "checkpoint_every", "final_eval_deals"):
             value = getattr(self, name)
-            _require(name, value, _is_int(value) and value >= 0, "an int >= 0 (0: never)")
+            require_field(name, value, _is_int(value) and value >= 0, "an int >= 0 (0: never)")
         try:
             RuleConfig.from_dict(self.rules)
         except RuleConfigError as err:
             raise ConfigError(f"rules: {err}") from None
         for name in ("reward_scale", "learning_rate", "clip_range", "max_grad_norm"):
             value = getattr(self, name)
-            _require(name, value, _is_number(value) and value > 0, "a number > 0")
+            require_field(name, value, _is_number(value) and value > 0, "a number > 0")
         for name in ("learning_rate_end", "target_kl"):
             value = getattr(self, name)
-            _require(name, value, value is None or (_is_number(value) and value > 0), "null or a number > 0")
+            require_field(name, value, value is None or (_is_number(value) and value > 0), "null or a number > 0")
         for name in ("gamma", "gae_lambda"):
             value = getattr(self, name)
-            _require(name, value, _is_number(value) and 0 < value <= 1, "a number in (0, 1]")
+            require_field(name, value, _is_number(value) and 0 < value <= 1, "a number in (0, 1]")
         for name in ("ent_coef", "vf_coef"):
             value = getattr(self, name)
-            _require(name, value, _is_number(value) and value >= 0, "a number >= 0")
-        _require("vec_env", self.vec_env, self.vec_env in ("dummy", "subproc"), "'dummy' or 'subproc'")
-        _require("activation", self.activation, self.activation in ACTIVATIONS, f"one of {list(ACTIVATIONS)}")
+            require_field(name, value, _is_number(value) and value >= 0, "a number >= 0")
+        require_field("vec_env", self.vec_env, self.vec_env in ("dummy", "subproc"), "'dummy' or 'subproc'")
+        require_field("activation", self.activation, self.activation in ACTIVATIONS, f"one of {list(ACTIVATIONS)}")
         for name in ("pi_layers", "vf_layers"):
             value = getattr(self, name)
             ok = isinstance(value, (list, tuple)) and len(value) > 0 and all(_is_int(s) and s > 0 for s in value)
-            _require(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
+            require_field(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
             object.__setattr__(self, name, tuple(value))
         rollout = self.n_steps * self.n_envs
-        _require(
+        require_field(
             "batch_size",
             self.batch_size,
             rollout % self.batch_size == 0,
             f"a divisor of n_steps × n_envs = {rollout}, so that every minibatch is full",
         )
-        _require("opponents", self.opponents, isinstance(self.opponents, OpponentMix), "a mapping of weights")
+        require_field("opponents", self.opponents, isinstance(self.opponents, OpponentMix), "a mapping of weights")
         for name in ("snapshot_deterministic", "progress_bar"):
-            _require(name, getattr(self, name), isinstance(getattr(self, name), bool), "true or false")
+            require_field(name, getattr(self, name), isinstance(getattr(self, name), bool), "true or false")
         opponents = self.final_eval_opponents
         ok = isinstance(opponents, (list, tuple)) and all(isinstance(o, str) and o in available() for o in opponents)
-        _require("final_eval_opponents", opponents, ok, f"a list drawn from {available()}")
+        require_field("final_eval_opponents", opponents, ok, f"a list drawn from {available()}")
         object.__setattr__(self, "final_eval_opponents", tuple(opponents))
-        _require("run_dir", self.run_dir, isinstance(self.run_dir, str) and self.run_dir != "", "a folder path")
+        require_field("run_dir", self.run_dir, isinstance(self.run_dir, str) and self.run_dir != "", "a folder path")
 
     @property
     def rule_config(self) -> RuleConfig:
@@ -213,7 +215,8 @@ class TrainConfig:
         return out
 
 
-def _require(name: str, value: object, ok: bool, allowed: str) -> None:
+def require_field(name: str, value: object, ok: bool, allowed: str) -> None:
+    """Raise :class:`ConfigError` naming the field, its value and what is allowed, unless ``ok``."""
     require(ok, ConfigError, f"config field {name}", value, allowed)
 
 
@@ -232,7 +235,7 @@ def config_from_dict(data: Mapping[str, Any]) -> TrainConfig:
     unknown = sorted(str(k) for k in data if k not in known)
     if unknown:
         raise ConfigError(f"unknown config field(s) {unknown}; allowed: {', '.join(known)}")
-    values = {k: _float_or_same(v) if k in FLOAT_FIELDS else v for k, v in data.items()}
+    values = {k: float_or_same(v) if k in FLOAT_FIELDS else v for k, v in data.items()}
     if "opponents" in values:
         mix = values["opponents"]
         if not isinstance(mix, Mapping):
@@ -240,11 +243,12 @@ def config_from_dict(data: Mapping[str, Any]) -> TrainConfig:
         unknown = sorted(str(k) for k in mix if k not in OPPONENT_KINDS)
         if unknown:
             raise ConfigError(f"unknown opponent kind(s) {unknown}; allowed: {', '.join(OPPONENT_KINDS)}")
-        values["opponents"] = OpponentMix(**{k: _float_or_same(mix.get(k, 0.0)) for k in OPPONENT_KINDS})
+        values["opponents"] = OpponentMix(**{k: float_or_same(mix.get(k, 0.0)) for k in OPPONENT_KINDS})
     return TrainConfig(**values)
 
 
-def _float_or_same(value: object) -> object:
+def float_or_same(value: object) -> object:
+    """``value`` as a float if it is a string that reads as one (YAML 1.1 reads ``3e-4`` as a string)."""
     if isinstance(value, str):
         try:
             return float(value)
@@ -274,10 +278,27 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> dict[str,
     return data
 
 
-def load_config(path: Path, overrides: Sequence[str] = ()) -> TrainConfig:
-    """Read a YAML config file and apply ``--set`` overrides."""
+def load_config_data(path: Path, overrides: Sequence[str] = ()) -> dict[str, Any]:
+    """A YAML config file as plain data with ``--set`` overrides applied, before a backend reads it.
+
+    ``train.py`` looks at its ``backend`` first: ``rllib`` hands it to :mod:`training.rllib`.
+    """
     data = read_mapping(path, "config file", ConfigError)
     try:
-        return config_from_dict(apply_overrides(data, overrides))
+        return apply_overrides(data, overrides)
+    except ConfigError as err:
+        raise ConfigError(f"{path}: {err}") from None
+
+
+def load_config(path: Path, overrides: Sequence[str] = (), address: str | None = None) -> TrainConfig:
+    """Read a YAML config file and apply ``--set`` overrides.
+
+    ``address`` (``train.py --address``, a Ray cluster) is refused: it is for ``backend: rllib`` configs.
+    """
+    if address is not None:
+        raise ConfigError("--address is for configs with backend: rllib (a Ray cluster)")
+    data = load_config_data(path, overrides)
+    try:
+        return config_from_dict(data)
     except ConfigError as err:
         raise ConfigError(f"{path}: {err}") from None

@@ -58,6 +58,7 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
         (["--candidates", "heuristic", "--opponents", "greedy", "random"], "needs 3 names"),
         (["--candidates", "heuristic", "greedy", "--mirror", "random"], "must be among --candidates"),
         (["--candidates", "heuristic", "--deals", "ten"], "invalid int value"),
+        (["--candidates", "heuristic", "greedy", "--address", "auto"], "--address names a Ray cluster; add --ray"),
         (["--candidates", "ppo", "heuristic", "--players", "3"], "no shipped 'ppo' network plays a 3-player table"),
     ],
 )
@@ -78,3 +79,20 @@ def test_bad_rules_file_is_reported(tmp_path: Path, capsys: pytest.CaptureFixtur
     with pytest.raises(SystemExit):
         main(["--candidates", "heuristic", "greedy", "--rules", str(path)])
     assert "must hold a mapping" in capsys.readouterr().err
+
+
+def test_ray_prints_the_numbers_of_the_local_pool(tmp_path: Path) -> None:
+    pytest.importorskip("ray", reason="ray is not installed (pip install -e '.[rllib]')")
+    args = ["--candidates", "heuristic", "greedy", "--opponents", "random", "--deals", "6", "--seed", "3"]
+    outputs = {}
+    for name, extra in (("local", ["--workers", "2"]), ("ray", ["--ray", "--workers", "2"])):
+        env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+        command = [sys.executable, "-m", "apps.evaluate", *args, *extra, "--out", str(tmp_path / name), "--no-progress"]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=ROOT, env=env)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        outputs[name] = proc.stdout
+    local, ray = (outputs[k].split("\n\n")[:-1] for k in ("local", "ray"))  # all but the timing line
+    assert ray == local and "heuristic" in local[-1]
+    assert "on Ray;" in outputs["ray"] and "on 2 worker(s);" in outputs["local"]
+    assert (tmp_path / "local" / "summary.csv").read_text() == (tmp_path / "ray" / "summary.csv").read_text()

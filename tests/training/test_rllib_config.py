@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from training_helpers import ROOT
+from policy_files import ROOT
 
-from training.rllib.config import ConfigError, config_from_dict
+from training.config import ConfigError
+from training.rllib.config import config_from_dict
 
 RLLIB_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "backend: rllib" in p.read_text())
 

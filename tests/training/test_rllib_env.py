@@ -15,8 +15,9 @@ pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (pip instal
 import torch  # after the skip: these imports need RLlib
 from ray.rllib.core.columns import Columns
 
-from agents.checkpoint import PolicyArch, load_policy
-from agents.ppo_bot import PPOAgent, build_policy
+from agents.ppo.bot import PPOBot
+from agents.ppo.checkpoint import PolicyArch, load_policy
+from agents.ppo.sb3 import build_policy
 from sam_env import N_ACTIONS, RuleConfig
 from sam_env.core.rules import INSTANT_WIN_TYPES
 from training.rllib.env import SamMultiAgentEnv
@@ -84,7 +85,7 @@ def test_the_module_exports_to_exactly_the_network_ppo_agent_and_sb3_play(tmp_pa
     rules = RuleConfig()
     path = export_policy(tmp_path, module.get_state(), rules, arch, {"backend": "rllib"}, num_timesteps=5)
     checkpoint = load_policy(path)
-    agent, sb3 = PPOAgent(checkpoint), build_policy(checkpoint)
+    agent, sb3 = PPOBot(checkpoint), build_policy(checkpoint)
 
     rng = np.random.default_rng(1)
     obs = (rng.random((6, checkpoint.obs_size)) < 0.3).astype(np.float32)

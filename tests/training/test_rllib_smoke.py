@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from training_helpers import ROOT
+from policy_files import ROOT
 
 import sam_env
-from agents.checkpoint import load_policy
+from agents.ppo.checkpoint import load_policy
 from agents.registry import load_bot
 
 pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (pip install -e '.[rllib]')")

@@ -1,26 +1,26 @@
 """The RLlib run's configuration: a validated dataclass read from the YAML of ``configs/rllib*.yaml``.
 
-``train.py`` reads the YAML and applies ``--set`` overrides exactly as for the SB3 path, then hands
-the plain mapping here when it says ``backend: rllib``. Field names follow train.py's where the
-meaning is the same (``total_timesteps``, ``pi_layers`` …) and RLlib's where they are RLlib's
-settings (``num_env_runners``, ``train_batch_size`` …).
+``train.py`` reads the YAML and applies ``--set`` overrides exactly as for the SB3 path
+(:func:`training.config.load_config_data`), then hands the plain mapping here when it says
+``backend: rllib``. A bad field is reported as :class:`~training.config.TrainConfig`'s are, with
+the same :class:`~training.config.ConfigError`. Field names follow train.py's where the meaning is
+the same (``total_timesteps``, ``pi_layers`` …) and RLlib's where they are RLlib's settings
+(``num_env_runners``, ``train_batch_size`` …).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from agents.checkpoint import ACTIVATIONS, PolicyArch
+from agents.ppo.checkpoint import ACTIVATIONS, PolicyArch
 from agents.registry import available
 from sam_env import RuleConfig, RuleConfigError
-
-
-class ConfigError(ValueError):
-    """A configuration that names an unknown field or holds a value that is not allowed."""
+from sam_env.core.fields import is_int as _is_int
+from sam_env.core.fields import is_number as _is_number
+from training.config import ConfigError, float_or_same, require_field
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,8 @@ class RLlibConfig:
     progress_bar: bool = True
 
     def __post_init__(self) -> None:
-        _require("backend", self.backend, self.backend == "rllib", "'rllib'")
-        _require("name", self.name, isinstance(self.name, str) and self.name.isidentifier(), "a name like 'rllib'")
+        require_field("backend", self.backend, self.backend == "rllib", "'rllib'")
+        require_field("name", self.name, isinstance(self.name, str) and self.name.isidentifier(), "a name like 'rllib'")
         checks = (
             (("seed", "eval_seed", "num_env_runners", "final_eval_deals"), _is_int, 0, "an int >= 0"),
             (("total_timesteps", "num_envs_per_env_runner", "num_cpus", "torch_threads"), _is_int, 1, "an int > 0"),
@@ -111,32 +111,32 @@ class RLlibConfig:
         for names, kind, least, allowed in checks:
             for name in names:
                 value = getattr(self, name)
-                _require(name, value, kind(value) and value >= least, allowed)
+                require_field(name, value, kind(value) and value >= least, allowed)
         for name in ("reward_scale", "lr", "clip_param", "grad_clip"):
             value = getattr(self, name)
-            _require(name, value, _is_number(value) and value > 0, "a number > 0")
+            require_field(name, value, _is_number(value) and value > 0, "a number > 0")
         for name in ("entropy_coeff", "vf_loss_coeff"):
             value = getattr(self, name)
-            _require(name, value, _is_number(value) and value >= 0, "a number >= 0")
+            require_field(name, value, _is_number(value) and value >= 0, "a number >= 0")
         for name in ("gamma", "lambda_"):
             value = getattr(self, name)
-            _require(name, value, _is_number(value) and 0 < value <= 1, "a number in (0, 1]")
+            require_field(name, value, _is_number(value) and 0 < value <= 1, "a number in (0, 1]")
         try:
             RuleConfig.from_dict(self.rules)
         except RuleConfigError as err:
             raise ConfigError(f"rules: {err}") from None
-        _require("activation", self.activation, self.activation in ACTIVATIONS, f"one of {list(ACTIVATIONS)}")
+        require_field("activation", self.activation, self.activation in ACTIVATIONS, f"one of {list(ACTIVATIONS)}")
         for name in ("pi_layers", "vf_layers"):
             value = getattr(self, name)
             ok = isinstance(value, (list, tuple)) and len(value) > 0 and all(_is_int(s) and s > 0 for s in value)
-            _require(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
+            require_field(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
             object.__setattr__(self, name, tuple(value))
         opponents = self.final_eval_opponents
         ok = isinstance(opponents, (list, tuple)) and all(isinstance(o, str) and o in available() for o in opponents)
-        _require("final_eval_opponents", opponents, ok, f"a list drawn from {available()}")
+        require_field("final_eval_opponents", opponents, ok, f"a list drawn from {available()}")
         object.__setattr__(self, "final_eval_opponents", tuple(opponents))
-        _require("progress_bar", self.progress_bar, isinstance(self.progress_bar, bool), "true or false")
-        _require("run_dir", self.run_dir, isinstance(self.run_dir, str) and self.run_dir != "", "a folder path")
+        require_field("progress_bar", self.progress_bar, isinstance(self.progress_bar, bool), "true or false")
+        require_field("run_dir", self.run_dir, isinstance(self.run_dir, str) and self.run_dir != "", "a folder path")
 
     @property
     def rule_config(self) -> RuleConfig:
@@ -164,26 +164,4 @@ def config_from_dict(data: Mapping[str, Any]) -> RLlibConfig:
     if unknown:
         raise ConfigError(f"unknown config field(s) {unknown} for backend rllib; allowed: {', '.join(known)}")
     floats = {f.name for f in fields(RLlibConfig) if f.type == "float"}
-    return RLlibConfig(**{k: _float_or_same(v) if k in floats else v for k, v in data.items()})
-
-
-def _float_or_same(value: object) -> object:
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _require(name: str, value: object, ok: bool, allowed: str) -> None:
-    if not ok:
-        raise ConfigError(f"config field {name} = {value!r} is not allowed; expected {allowed}")
+    return RLlibConfig(**{k: float_or_same(v) if k in floats else v for k, v in data.items()})

@@ -1,10 +1,10 @@
 """The action-masking actor-critic RLModule: SB3's MaskablePPO network, tensor for tensor, on RLlib.
 
 The module's parameters carry exactly the names and shapes of the sb3-contrib policy that
-:class:`agents.checkpoint.PolicyArch` describes (``mlp_extractor.policy_net.0.weight``,
+:class:`agents.ppo.checkpoint.PolicyArch` describes (``mlp_extractor.policy_net.0.weight``,
 ``action_net.weight``, ``mlp_extractor.value_net.0.weight``, ``value_net.weight`` …), so exporting
 the learner to our checkpoint format copies its state dict unchanged (:mod:`training.rllib.export`),
-and ``agents.ppo_bot.PPOAgent`` plays it with the same numpy forward pass as an SB3-trained policy.
+and ``agents.ppo.bot.PPOBot`` plays it with the same numpy forward pass as an SB3-trained policy.
 
 The observation is the environment's dict: ``"observation"`` feeds both heads, ``"action_mask"``
 sets the logits of illegal actions to the float minimum, so they are never sampled and carry no
@@ -26,7 +26,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
-from agents.checkpoint import PolicyArch
+from agents.ppo.checkpoint import PolicyArch
 
 _ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 

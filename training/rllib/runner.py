@@ -34,12 +34,11 @@ from ray.rllib.utils.metrics import (
 )
 from tqdm import tqdm
 
-from agents.ppo_bot import PPOAgent
-from agents.registry import register
-from evaluation.report import markdown_table, text_table
-from evaluation.tournament import Match, run_matches
+from agents.ppo.checkpoint import load_policy
+from training.config import ConfigError
+from training.evaluate import final_evaluation
 
-from .config import ConfigError, RLlibConfig, config_from_dict
+from .config import RLlibConfig, config_from_dict
 from .env import SamMultiAgentEnv
 from .export import export_policy
 from .module import module_spec
@@ -189,22 +188,6 @@ def _is_scalar(value: object) -> bool:
     return True
 
 
-def evaluate(final: Path, config: RLlibConfig) -> str:
-    """Duplicate matches of the exported policy against n-1 copies of each baseline; the text table."""
-    checkpoint = PPOAgent.from_checkpoint(final).checkpoint
-    label = f"rllib[{config.name}]"
-    register(label, lambda seed: PPOAgent(checkpoint, seed=seed, name=label), replace=True)
-    n = config.rule_config.n_players
-    matches = [Match(label, (o,) * (n - 1)) for o in config.final_eval_opponents]
-    deals, seed = config.final_eval_deals, config.eval_seed
-    summaries = [r.summary() for r in run_matches(matches, config.rule_config, deals, seed, workers=1, progress=False)]
-    title = f"{label}: {config.final_eval_deals} deals in duplicate (seed {config.eval_seed})"
-    (final.parent.parent / "evaluation.md").write_text(f"{title}\n\n{markdown_table(summaries, [])}", encoding="utf-8")
-    report = {"eval_seed": config.eval_seed, "matches": [s.to_dict() for s in summaries]}
-    (final.parent.parent / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    return f"{title}\n{text_table(summaries, [])}"
-
-
 def main(data: Mapping[str, Any], address: str | None = None) -> int:
     """Run the config ``data`` (YAML already read, ``--set`` overrides applied); the process exit code."""
     try:
@@ -237,5 +220,8 @@ def main(data: Mapping[str, Any], address: str | None = None) -> int:
         f"({speed['learner_steps_per_second_after_first_iteration']} after the first iteration); final policy: {final}"
     )
     if config.final_eval_deals and config.final_eval_opponents:
-        print("\n" + evaluate(final, config))
+        report = {"run": run_name, "steps": speed["learner_steps"], "train_seconds": speed["seconds"]}
+        label = f"rllib[{config.name}]"
+        opponents, deals = config.final_eval_opponents, config.final_eval_deals
+        final_evaluation(load_policy(final), label, opponents, deals, config.eval_seed, run_dir, report)
     return 0
