@@ -32,6 +32,56 @@ class ConfigError(ValueError):
     """A training configuration that names an unknown key or holds a value that is not allowed."""
 
 
+class SharedRunFields:
+    """The fields every backend's run config shares, checked and used the same way on each backend.
+
+    :class:`TrainConfig` (SB3) and ``training.rllib``'s ``RLlibConfig`` are frozen dataclasses that
+    declare these fields and call :meth:`check_shared_fields` from their ``__post_init__``: the
+    table's rules, the policy network (it is exported in one checkpoint format), the final
+    evaluation's opponents and the folder of run folders.
+    """
+
+    rules: dict[str, Any]
+    pi_layers: tuple[int, ...]
+    vf_layers: tuple[int, ...]
+    activation: str
+    final_eval_opponents: tuple[str, ...]
+    run_dir: str
+
+    def check_shared_fields(self) -> None:
+        """Raise :class:`ConfigError` for a bad shared field; lists become tuples (the config is frozen)."""
+        try:
+            RuleConfig.from_dict(self.rules)
+        except RuleConfigError as err:
+            raise ConfigError(f"rules: {err}") from None
+        require_field("activation", self.activation, self.activation in ACTIVATIONS, f"one of {list(ACTIVATIONS)}")
+        for name in ("pi_layers", "vf_layers"):
+            value = getattr(self, name)
+            ok = isinstance(value, (list, tuple)) and len(value) > 0 and all(_is_int(s) and s > 0 for s in value)
+            require_field(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
+            object.__setattr__(self, name, tuple(value))
+        opponents = self.final_eval_opponents
+        ok = isinstance(opponents, (list, tuple)) and all(isinstance(o, str) and o in available() for o in opponents)
+        require_field("final_eval_opponents", opponents, ok, f"a list drawn from {available()}")
+        object.__setattr__(self, "final_eval_opponents", tuple(opponents))
+        require_field("run_dir", self.run_dir, isinstance(self.run_dir, str) and self.run_dir != "", "a folder path")
+
+    @property
+    def rule_config(self) -> RuleConfig:
+        return RuleConfig.from_dict(self.rules)
+
+    @property
+    def arch(self) -> PolicyArch:
+        return PolicyArch(pi=self.pi_layers, vf=self.vf_layers, activation=self.activation)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain YAML/JSON data (lists, not tuples) that :func:`config_from_dict` reads back."""
+        out = dataclasses.asdict(self)
+        for name in ("pi_layers", "vf_layers", "final_eval_opponents"):
+            out[name] = list(out[name])
+        return out
+
+
 @dataclass(frozen=True)
 class OpponentMix:
     """How often each kind of opponent fills a seat: relative weights, drawn per hand and per seat.
@@ -63,7 +113,7 @@ class OpponentMix:
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class TrainConfig(SharedRunFields):
     """Everything a training run depends on; the YAML files in ``configs/`` set these fields.
 
     Attributes:
@@ -160,10 +210,6 @@ class TrainConfig:
         for name in ("eval_every", "checkpoint_every", "final_eval_deals"):
             value = getattr(self, name)
             require_field(name, value, _is_int(value) and value >= 0, "an int >= 0 (0: never)")
-        try:
-            RuleConfig.from_dict(self.rules)
-        except RuleConfigError as err:
-            raise ConfigError(f"rules: {err}") from None
         for name in ("reward_scale", "learning_rate", "clip_range", "max_grad_norm"):
             value = getattr(self, name)
             require_field(name, value, _is_number(value) and value > 0, "a number > 0")
@@ -177,12 +223,6 @@ class TrainConfig:
             value = getattr(self, name)
             require_field(name, value, _is_number(value) and value >= 0, "a number >= 0")
         require_field("vec_env", self.vec_env, self.vec_env in ("dummy", "subproc"), "'dummy' or 'subproc'")
-        require_field("activation", self.activation, self.activation in ACTIVATIONS, f"one of {list(ACTIVATIONS)}")
-        for name in ("pi_layers", "vf_layers"):
-            value = getattr(self, name)
-            ok = isinstance(value, (list, tuple)) and len(value) > 0 and all(_is_int(s) and s > 0 for s in value)
-            require_field(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
-            object.__setattr__(self, name, tuple(value))
         rollout = self.n_steps * self.n_envs
         require_field(
             "batch_size",
@@ -193,26 +233,7 @@ class TrainConfig:
         require_field("opponents", self.opponents, isinstance(self.opponents, OpponentMix), "a mapping of weights")
         for name in ("snapshot_deterministic", "progress_bar"):
             require_field(name, getattr(self, name), isinstance(getattr(self, name), bool), "true or false")
-        opponents = self.final_eval_opponents
-        ok = isinstance(opponents, (list, tuple)) and all(isinstance(o, str) and o in available() for o in opponents)
-        require_field("final_eval_opponents", opponents, ok, f"a list drawn from {available()}")
-        object.__setattr__(self, "final_eval_opponents", tuple(opponents))
-        require_field("run_dir", self.run_dir, isinstance(self.run_dir, str) and self.run_dir != "", "a folder path")
-
-    @property
-    def rule_config(self) -> RuleConfig:
-        return RuleConfig.from_dict(self.rules)
-
-    @property
-    def arch(self) -> PolicyArch:
-        return PolicyArch(pi=self.pi_layers, vf=self.vf_layers, activation=self.activation)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain YAML/JSON data (lists, not tuples) that :func:`config_from_dict` reads back."""
-        out = dataclasses.asdict(self)
-        for name in ("pi_layers", "vf_layers", "final_eval_opponents"):
-            out[name] = list(out[name])
-        return out
+        self.check_shared_fields()
 
 
 def require_field(name: str, value: object, ok: bool, allowed: str) -> None:

@@ -10,21 +10,17 @@ the same (``total_timesteps``, ``pi_layers`` …) and RLlib's where they are RLl
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from agents.ppo.checkpoint import ACTIVATIONS, PolicyArch
-from agents.registry import available
-from sam_env import RuleConfig, RuleConfigError
 from sam_env.core.fields import is_int as _is_int
 from sam_env.core.fields import is_number as _is_number
-from training.config import ConfigError, float_or_same, require_field
+from training.config import ConfigError, SharedRunFields, float_or_same, require_field
 
 
 @dataclass(frozen=True)
-class RLlibConfig:
+class RLlibConfig(SharedRunFields):
     """Everything an RLlib run depends on.
 
     Attributes:
@@ -121,37 +117,8 @@ class RLlibConfig:
         for name in ("gamma", "lambda_"):
             value = getattr(self, name)
             require_field(name, value, _is_number(value) and 0 < value <= 1, "a number in (0, 1]")
-        try:
-            RuleConfig.from_dict(self.rules)
-        except RuleConfigError as err:
-            raise ConfigError(f"rules: {err}") from None
-        require_field("activation", self.activation, self.activation in ACTIVATIONS, f"one of {list(ACTIVATIONS)}")
-        for name in ("pi_layers", "vf_layers"):
-            value = getattr(self, name)
-            ok = isinstance(value, (list, tuple)) and len(value) > 0 and all(_is_int(s) and s > 0 for s in value)
-            require_field(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
-            object.__setattr__(self, name, tuple(value))
-        opponents = self.final_eval_opponents
-        ok = isinstance(opponents, (list, tuple)) and all(isinstance(o, str) and o in available() for o in opponents)
-        require_field("final_eval_opponents", opponents, ok, f"a list drawn from {available()}")
-        object.__setattr__(self, "final_eval_opponents", tuple(opponents))
         require_field("progress_bar", self.progress_bar, isinstance(self.progress_bar, bool), "true or false")
-        require_field("run_dir", self.run_dir, isinstance(self.run_dir, str) and self.run_dir != "", "a folder path")
-
-    @property
-    def rule_config(self) -> RuleConfig:
-        return RuleConfig.from_dict(self.rules)
-
-    @property
-    def arch(self) -> PolicyArch:
-        return PolicyArch(pi=self.pi_layers, vf=self.vf_layers, activation=self.activation)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain YAML/JSON data (lists, not tuples) that :func:`config_from_dict` reads back."""
-        out = dataclasses.asdict(self)
-        for name in ("pi_layers", "vf_layers", "final_eval_opponents"):
-            out[name] = list(out[name])
-        return out
+        self.check_shared_fields()
 
 
 def config_from_dict(data: Mapping[str, Any]) -> RLlibConfig:
