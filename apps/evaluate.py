@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.registry import available
-from apps.options import add_rules_arguments, check_bots, opponent_lineup, rules_from_args
+from apps.options import BotDoesNotFit, add_rules_arguments, check_bots, opponent_lineup, rules_from_args
 from evaluation.ratings import rate
 from evaluation.report import markdown_table, plot, text_table, write_csv, write_json
 from evaluation.seating import adjacent_flows
@@ -122,6 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
         rules = rules_from_args(args)
         matches = plan_matches(args, rules)
+    except BotDoesNotFit as err:  # one line, no usage: the options were well formed
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
     except ValueError as err:
         parser.error(str(err))
     start = time.perf_counter()
