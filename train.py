@@ -3,7 +3,7 @@
     python train.py                                     # configs/default.yaml: ~10 minutes on 2 CPU cores
     python train.py --config configs/shipped.yaml       # the run that made agents/pretrained/ppo.*
     python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5
-    python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
+    python train.py --resume runs/<run>/final --set total_timesteps=900000
 
 One learner seat (a different seat every hand) plays :class:`sam_env.SingleAgentEnv` against three
 opponents drawn afresh for every hand and every seat from a mix set by the config: frozen snapshots
@@ -48,7 +48,14 @@ from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
 
 from agents.ppo.checkpoint import load_policy
 from agents.ppo.sb3 import policy_kwargs
-from training.checkpoints import read_trainer_state, restore_trainer, run_dir_of, save_checkpoint, snapshot_of
+from training.checkpoints import (
+    check_steps_left,
+    read_trainer_state,
+    restore_trainer,
+    run_dir_of,
+    save_checkpoint,
+    snapshot_of,
+)
 from training.config import OPPONENT_KINDS, ConfigError, TrainConfig, load_config
 from training.curves import plot_learning_curve
 from training.evaluate import final_evaluation
@@ -65,7 +72,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "  python train.py                                   # configs/default.yaml (~10 min on 2 cores)\n"
         "  python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5\n"
         "  python train.py --set pi_layers=[128,128] --set learning_rate=1e-4\n"
-        "  python train.py --resume runs/RUN/checkpoints/step_000100000 --set total_timesteps=400000\n\n"
+        "  python train.py --resume runs/RUN/final --set total_timesteps=900000\n\n"
         f"config fields: {', '.join(f.name for f in fields(TrainConfig))}; "
         f"opponents.{{{','.join(OPPONENT_KINDS)}}}; rules.<any RuleConfig option>",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -102,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.resume is not None:
             config = load_config(args.resume / "config.yaml", args.overrides)
             trainer = read_trainer_state(args.resume)
+            check_steps_left(args.resume, trainer, config)
         else:
             config = load_config(args.config or Path(__file__).parent / "configs" / "default.yaml", args.overrides)
     except ConfigError as err:
