@@ -69,7 +69,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "baseline bots, then a duplicate evaluation against the baselines. Every config field is documented in "
         "the TrainConfig docstring (training/config.py) and in the comments of configs/*.yaml.",
         epilog="examples:\n"
-        "  python train.py                                   # configs/default.yaml (~10 min on 2 cores)\n"
+        "  python train.py                                   # configs/default.yaml (7-8 min on 2 idle cores)\n"
         "  python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5\n"
         "  python train.py --set pi_layers=[128,128] --set learning_rate=1e-4\n"
         "  python train.py --resume runs/RUN/final --set total_timesteps=900000\n\n"

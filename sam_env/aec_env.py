@@ -71,7 +71,7 @@ the hand ends. Over a hand each agent's rewards sum to its net in the ledger; th
 
 * `reset(seed=s)`: a new table (the first hand follows `first_leader`).
 * `reset()`: the next hand of the same table; the previous winner leads.
-* `reset(options={"hands": [[card, …], …], "leader": seat})`: an explicit deal in RULES.md card
+* `reset(options={"hands": [[card, …], …], "leader": seat})`: an explicit deal in card
   notation (`"10H"`, `"QS"`), and/or a forced would-be leader.
   Unknown keys are ignored with a warning (PettingZoo's `api_test` sends a dummy option; a typo such
   as `"hand"` still shows); pass `strict_options=True` to the constructor to raise `ValueError`
