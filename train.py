@@ -3,7 +3,7 @@
     python train.py                                     # configs/default.yaml: ~10 minutes on 2 CPU cores
     python train.py --config configs/shipped.yaml       # the run that made agents/pretrained/ppo.*
     python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5
-    python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
+    python train.py --resume runs/<run>/final --set total_timesteps=900000
 
 One learner seat (a different seat every hand) plays :class:`sam_env.SingleAgentEnv` against three
 opponents drawn afresh for every hand and every seat from a mix set by the config: frozen snapshots
@@ -49,7 +49,14 @@ from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
 from agents.ppo.checkpoint import load_policy
 from agents.ppo.sb3 import policy_kwargs
 from training import rllib
-from training.checkpoints import read_trainer_state, restore_trainer, run_dir_of, save_checkpoint, snapshot_of
+from training.checkpoints import (
+    check_steps_left,
+    read_trainer_state,
+    restore_trainer,
+    run_dir_of,
+    save_checkpoint,
+    snapshot_of,
+)
 from training.config import OPPONENT_KINDS, ConfigError, TrainConfig, load_config, load_config_data
 from training.curves import plot_learning_curve
 from training.evaluate import final_evaluation
@@ -63,17 +70,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "baseline bots, then a duplicate evaluation against the baselines. Every config field is documented in "
         "the TrainConfig docstring (training/config.py) and in the comments of configs/*.yaml.",
         epilog="examples:\n"
-        "  python train.py                                   # configs/default.yaml (~10 min on 2 cores)\n"
+        "  python train.py                                   # configs/default.yaml (7-8 min on 2 idle cores)\n"
         "  python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5\n"
         "  python train.py --set pi_layers=[128,128] --set learning_rate=1e-4\n"
-        "  python train.py --resume runs/RUN/checkpoints/step_000100000 --set total_timesteps=400000\n\n"
+        "  python train.py --resume runs/RUN/final --set total_timesteps=900000\n\n"
         f"config fields: {', '.join(f.name for f in fields(TrainConfig))}; "
         f"opponents.{{{','.join(OPPONENT_KINDS)}}}; rules.<any RuleConfig option>",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--config", type=Path, help="YAML training config (default: configs/default.yaml; not with --resume)"
-    )
+    parser.add_argument("--config", type=Path, help="YAML training config (default: configs/default.yaml)")
     parser.add_argument(
         "--set",
         dest="overrides",
@@ -104,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.resume is not None:
             config = load_config(args.resume / "config.yaml", args.overrides, args.address)
             trainer = read_trainer_state(args.resume)
+            check_steps_left(args.resume, trainer, config)
         else:
             path = args.config or Path(__file__).parent / "configs" / "default.yaml"
             if (data := load_config_data(path, args.overrides)).get("backend") == "rllib":  # on Ray RLlib
@@ -112,12 +118,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    if args.resume is not None:
-        run_dir = run_dir_of(args.resume)
-        run_name = run_dir.name
-    else:
-        run_name = f"{config.name}__s{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-        run_dir = Path(config.run_dir) / run_name
+    fresh_name = f"{config.name}__s{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+    run_dir = run_dir_of(args.resume) if args.resume is not None else Path(config.run_dir) / fresh_name
+    run_name = run_dir.name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False), encoding="utf-8")
 
@@ -170,9 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         vec_env.env_method("add_snapshot", snapshot)
 
     # 5. Learn, with snapshots, evaluations and checkpoints on the schedule.
-    print(
-        f"run {run_name}: {config.total_timesteps:,} steps, {config.n_envs} envs ({config.vec_env}); logs in {run_dir}"
-    )
+    print(f"run {run_name}: {config.total_timesteps:,} steps, {config.n_envs} envs ({config.vec_env}); logs: {run_dir}")
     started = time.perf_counter()
     remaining = config.total_timesteps - model.num_timesteps
     if remaining > 0:

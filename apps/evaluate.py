@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.registry import available
-from apps.options import add_rules_arguments, check_bots, opponent_lineup, rules_from_args
+from apps.options import BotDoesNotFit, add_rules_arguments, check_bots, opponent_lineup, rules_from_args
 from evaluation.ratings import rate
 from evaluation.report import markdown_table, plot, text_table, write_csv, write_json
+from evaluation.seating import adjacent_flows
 from evaluation.tournament import Match, run_matches
 from sam_env.core import RuleConfig
 
@@ -23,8 +24,11 @@ examples:
   sam-eval --candidates heuristic greedy random --mirror random --deals 10000 --out results/eval
       every ordered pair (A against n-1 copies of B) over the same 10,000 deals, plus random
       against copies of itself to show the seat bias; ratings from all matches between different agents
-  sam-eval --candidates heuristic --opponents greedy random random --deals 2000 --out results/mixed
-      the heuristic against a fixed line-up, seated in that order after it
+  sam-eval --candidates ppo --against heuristic greedy random --deals 10000 --out results/ppo
+      three matches: ppo against three heuristic bots, against three greedy bots, against three random bots
+  sam-eval --candidates greedy --opponents ppo heuristic random --deals 2000 --out results/mixed
+      one mixed table: greedy against ppo, heuristic and random together, every deal played over
+      balanced orders of the opponents so that no bot always sits after the same one
   sam-eval --candidates heuristic greedy --deals 100000 --ray --address auto
       the same tournament over a Ray cluster (pip install -e ".[rllib]"; docs/rllib.md)
 """
@@ -35,10 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sam-eval",
         description=(
             "Duplicate tournament for Sâm Lốc bots. Each deal is played once per seat rotation: the\n"
-            "candidate takes every seat of the same cards while its opponents fill the others in a\n"
-            "fixed order. Reports X per hand with a 95% confidence interval over deals, win rate, X per\n"
-            "hand by position relative to the would-be leader, Sâm, chops and penalties, and openskill\n"
-            "ratings; writes summary.csv, summary.json, summary.md and x_per_hand.png to --out."
+            "candidate takes every seat of the same cards while its opponents fill the others; when the\n"
+            "opponents differ, also over balanced orders of the opponents (each bot sits after each other\n"
+            "bot equally often). Reports X per hand with a 95% confidence interval over deals, win rate,\n"
+            "X per hand by position relative to the would-be leader, ratings sorted by money (and\n"
+            "openskill's, which counts places), and the money between neighbouring bots; writes\n"
+            "summary.csv, summary.json, summary.md (with Sâm, chop and penalty counts) and\n"
+            "x_per_hand.png to --out."
         ),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -50,12 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=f"agents to evaluate: registry names ({', '.join(available())}) or policy checkpoint paths",
     )
-    parser.add_argument(
+    lineups = parser.add_mutually_exclusive_group()
+    lineups.add_argument(
+        "--against",
+        nargs="+",
+        metavar="NAME",
+        help="one match per name: every candidate against n-1 copies of it (the README's tables)",
+    )
+    lineups.add_argument(
         "--opponents",
         nargs="+",
         metavar="NAME",
-        help="a fixed line-up for every candidate: n-1 names in turn order after it, or one name for all "
-        "n-1 seats (default: a round-robin of every ordered pair of candidates)",
+        help="one mixed table per candidate: n-1 names (or one name for all n-1 seats), seated over "
+        "balanced orders (default without --against/--opponents: every ordered pair of candidates)",
     )
     parser.add_argument(
         "--mirror",
@@ -91,13 +105,16 @@ def plan_matches(args: argparse.Namespace, rules: RuleConfig) -> list[Match]:
     n = rules.n_players
     candidates = list(dict.fromkeys(args.candidates))
     mirror = candidates if args.mirror == [] else list(dict.fromkeys(args.mirror or []))
-    check_bots([*candidates, *(args.opponents or []), *mirror], rules)
+    against = list(dict.fromkeys(args.against or []))
+    check_bots([*candidates, *(args.opponents or []), *against, *mirror], rules)
     unknown_mirror = [m for m in mirror if m not in candidates]
     if unknown_mirror:
         raise ValueError(f"--mirror names must be among --candidates; not a candidate: {', '.join(unknown_mirror)}")
     if args.opponents:
         lineup = tuple(opponent_lineup(args.opponents, n))
         matches = [Match(c, lineup) for c in candidates]
+    elif against:
+        matches = [Match(c, (a,) * (n - 1)) for c in candidates for a in against if a != c]
     else:
         if len(candidates) < 2 and not mirror:
             raise ValueError("a round-robin needs at least two --candidates (or use --opponents or --mirror)")
@@ -119,6 +136,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError("--ray needs Ray: pip install -e '.[rllib]'")
         rules = rules_from_args(args)
         matches = plan_matches(args, rules)
+    except BotDoesNotFit as err:  # one line, no usage: the options were well formed
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
     except ValueError as err:
         parser.error(str(err))
     start = time.perf_counter()
@@ -128,6 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     summaries = [r.summary() for r in results]
     ratings = rate(results)
+    flows = adjacent_flows(results)
     elapsed = time.perf_counter() - start
     args.out.mkdir(parents=True, exist_ok=True)
     config = {
@@ -142,14 +162,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     where = "Ray" if args.ray else f"{args.workers} worker(s)"
     title = f"Sâm Lốc, {rules.n_players} players, {args.deals} deals in duplicate (seed {args.seed})"
     write_csv(args.out / "summary.csv", summaries)
-    write_json(args.out / "summary.json", config, summaries, ratings)
-    (args.out / "summary.md").write_text(markdown_table(summaries, ratings), encoding="utf-8")
+    write_json(args.out / "summary.json", config, summaries, ratings, flows)
+    (args.out / "summary.md").write_text(markdown_table(summaries, ratings, flows), encoding="utf-8")
     plot(args.out / "x_per_hand.png", summaries, title)
     print(title)
-    print(text_table(summaries, ratings))
+    print(text_table(summaries, ratings, flows))
     print(
-        f"\n{sum(s.hands for s in summaries)} hands in {elapsed:.1f} s on {where}; "
-        f"wrote {args.out}/summary.csv, summary.json, summary.md, x_per_hand.png"
+        f"\n{sum(s.hands for s in summaries)} hands in {elapsed:.1f} s on {where}\n"
+        f"wrote summary.csv, summary.json, summary.md (every column) and x_per_hand.png to {args.out}"
     )
     return 0
 

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.registry import load_bot
+from agents.registry import available, can_play, load_bot
 from sam_env.config_files import read_mapping
 from sam_env.core import RuleConfig, RuleConfigError
 from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -46,11 +46,32 @@ def load_rules_file(path: Path) -> dict[str, object]:
     return read_mapping(path, "rules file")
 
 
+class BotDoesNotFit(ValueError):
+    """A requested bot cannot sit at the table; the message is one line naming the bot, the table and
+    the bots that would fit."""
+
+
+def describe_table(rules: RuleConfig) -> str:
+    """The table in a few words: its seat count and the rule options that differ from the defaults."""
+    defaults = RuleConfig(n_players=rules.n_players).to_dict()
+    changed = [f"{k}={v}" for k, v in rules.to_dict().items() if defaults[k] != v]
+    return f"the {rules.n_players}-player table" + (f" ({', '.join(changed)})" if changed else " (default rules)")
+
+
 def check_bots(names: Sequence[str], rules: RuleConfig | None = None) -> None:
-    """Build each named bot once for ``rules``, so that an unknown name, a bad checkpoint or a network
-    made for another table fails before play starts."""
+    """Build each named bot once for ``rules``, so that an unknown name, a checkpoint that does not
+    load or a network made for another table fails before play starts, with one line that says
+    which bot, which table, and which bots would fit (:class:`BotDoesNotFit`)."""
+    rules = RuleConfig() if rules is None else rules
     for name in dict.fromkeys(names):
-        load_bot(name, rules=rules)
+        try:
+            load_bot(name, rules=rules)
+        except (ValueError, OSError) as err:
+            fitting = ", ".join(n for n in available() if can_play(n, rules))
+            reason = " ".join(str(err).split())  # one line, whatever the error's own layout
+            raise BotDoesNotFit(
+                f"bot {name!r} cannot play {describe_table(rules)}: {reason}. Bots that fit this table: {fitting}"
+            ) from None
 
 
 def opponent_lineup(names: Sequence[str], n_players: int) -> list[str]:

@@ -1,9 +1,11 @@
 """Evaluation of Sâm Lốc bots: duplicate matches, confidence intervals, ratings and reports.
 
 * :mod:`.deals` — the fixed, seeded deals;
-* :mod:`.tournament` — matches played through the environment, seat rotations, worker processes;
+* :mod:`.tournament` — matches played through the environment, seat rotations and balanced opponent
+  orders, worker processes;
 * :mod:`.stats` — per-hand metrics and the duplicate confidence interval;
-* :mod:`.ratings` — openskill ratings from a round-robin;
+* :mod:`.ratings` — money per hand and openskill ratings from a round-robin;
+* :mod:`.seating` — the money between neighbouring bots;
 * :mod:`.report` — terminal table, CSV, JSON, Markdown and plot;
 
 The ``sam-eval`` command line is :mod:`apps.evaluate` (``sam-eval --help``).

@@ -9,50 +9,88 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .ratings import RatingRow
+from .seating import NeighbourFlow
 from .stats import EVENT_METRICS, Summary
+
+TERMINAL_WIDTH = 100
+"""Columns the terminal tables fit in; the files (CSV, JSON, Markdown) hold every column."""
 
 
 def _fmt(x: float, digits: int = 2) -> str:
     return f"{x:+.{digits}f}"
 
 
-def text_table(summaries: Sequence[Summary], ratings: Sequence[RatingRow]) -> str:
-    """The results as aligned plain text, for the terminal."""
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _aligned(head: list[str], rows: list[list[str]], text_columns: int, indent: str = "") -> list[str]:
+    """Rows as aligned text: the first ``text_columns`` columns left-aligned, numbers right-aligned.
+
+    Long text cells (checkpoint paths, long line-ups) are shortened with "…" until the table fits
+    :data:`TERMINAL_WIDTH`.
+    """
+    rows = [list(r) for r in rows]
+    while True:
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        if len(indent) + sum(widths) + 2 * (len(widths) - 1) <= TERMINAL_WIDTH:
+            break
+        widest = max(range(text_columns), key=lambda i: widths[i])
+        if widths[widest] <= 8:
+            break
+        for r in rows:
+            r[widest] = _shorten(r[widest], widths[widest] - 1)
+    lines = [
+        indent
+        + "  ".join(
+            c.ljust(w) if i < text_columns else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in [head, *rows]
+    ]
+    lines.insert(1, indent + "  ".join("-" * w for w in widths))
+    return [line.rstrip() for line in lines]
+
+
+def text_table(summaries: Sequence[Summary], ratings: Sequence[RatingRow], flows: Sequence[NeighbourFlow] = ()) -> str:
+    """The main results as aligned plain text that fits 100 columns (event counts are in the files)."""
     n = len(summaries[0].by_position) if summaries else 0
-    head = ["agent", "opponents", "deals", "hands", "win%", "X/hand", "95% CI"]
-    head += [f"pos{p}" for p in range(n)] + list(EVENT_METRICS)
+    head = ["agent", "opponents", "hands", "win%", "X/hand", "95% CI"]
     rows = [
         [
             s.agent,
             s.opponents,
-            str(s.deals),
             str(s.hands),
             f"{100 * s.win_rate:.1f}",
             _fmt(s.x_per_hand),
             f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]",
-            *(_fmt(x) for x in s.by_position),
-            *(str(s.counts[c]) for c in EVENT_METRICS),
         ]
         for s in summaries
     ]
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    lines = [
-        "  ".join(c.rjust(w) if i > 1 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
-        for r in [head, *rows]
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    out = "\n".join(lines)
-    out += "\n(posP: X/hand with the agent P seats after the would-be leader; pos0 = the leader)"
+    out = _aligned(head, rows, 2)
+    out += ["", "X/hand by position (posP: the agent P seats after the would-be leader; pos0 = the leader)"]
+    position_rows = [[s.agent, s.opponents, *(_fmt(x) for x in s.by_position)] for s in summaries]
+    out += _aligned(["agent", "opponents", *(f"pos{p}" for p in range(n))], position_rows, 2)
     if ratings:
-        out += "\n\nratings (openskill Plackett-Luce, sorted by ordinal = mu - 3 sigma)\n"
-        out += "\n".join(
-            f"  {r.agent:<12} mu {r.mu:7.2f}  sigma {r.sigma:5.2f}  ordinal {r.ordinal:7.2f}" for r in ratings
-        )
-    return out
+        out += [
+            "",
+            "ratings, sorted by money: X/hand over every hand between different agents; openskill's ordinal",
+            "(mu - 3 sigma, Plackett-Luce) counts places in each hand, not amounts",
+        ]
+        rating_rows = [
+            [r.agent, _fmt(r.x_per_hand), f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}"] for r in ratings
+        ]
+        out += _aligned(["agent", "X/hand", "mu", "sigma", "ordinal"], rating_rows, 1, indent="  ")
+    if flows:
+        out += ["", "neighbours: X/hand that 'after' took from 'before' when seated right after it"]
+        flow_rows = [[f.before, f.after, str(f.hands), _fmt(f.x_per_hand)] for f in flows]
+        out += _aligned(["before", "after", "hands", "X/hand"], flow_rows, 2, indent="  ")
+    return "\n".join(out)
 
 
-def markdown_table(summaries: Sequence[Summary], ratings: Sequence[RatingRow]) -> str:
-    """The main columns as a Markdown table (for docs), then the ratings."""
+def markdown_table(
+    summaries: Sequence[Summary], ratings: Sequence[RatingRow], flows: Sequence[NeighbourFlow] = ()
+) -> str:
+    """The main columns as a Markdown table (for docs), then the ratings and the money between neighbours."""
     n = len(summaries[0].by_position) if summaries else 0
     head = ["agent", "opponents", "hands", "win %", "X/hand", "95% CI", *[f"pos {p}" for p in range(n)]]
     head += ["Sâm decl/won", "Sâm blocks", "chops made/suffered", "resp.", "fin. on 2", "cóng"]
@@ -76,8 +114,26 @@ def markdown_table(summaries: Sequence[Summary], ratings: Sequence[RatingRow]) -
         ]
         lines.append("| " + " | ".join(cells) + " |")
     if ratings:
-        lines += ["", "| agent | mu | sigma | ordinal |", "|---|---|---|---|"]
-        lines += [f"| {r.agent} | {r.mu:.2f} | {r.sigma:.2f} | {r.ordinal:.2f} |" for r in ratings]
+        lines += [
+            "",
+            "Ratings, sorted by money (X/hand over every hand between different agents); openskill's ordinal",
+            "(mu − 3 sigma, Plackett–Luce) counts places in each hand, not amounts.",
+            "",
+            "| agent | X/hand | mu | sigma | ordinal | hands |",
+            "|---|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r.agent} | {_fmt(r.x_per_hand)} | {r.mu:.2f} | {r.sigma:.2f} | {r.ordinal:.2f} | {r.games} |"
+            for r in ratings
+        ]
+    if flows:
+        lines += [
+            "",
+            "Money between neighbours: X/hand that *after* took from *before* when seated right after it.",
+            "",
+        ]
+        lines += ["| before | after | hands | X/hand |", "|---|---|---|---|"]
+        lines += [f"| {f.before} | {f.after} | {f.hands} | {_fmt(f.x_per_hand)} |" for f in flows]
     return "\n".join(lines) + "\n"
 
 
@@ -98,12 +154,17 @@ def write_csv(path: Path, summaries: Sequence[Summary]) -> None:
 
 
 def write_json(
-    path: Path, config: dict[str, object], summaries: Sequence[Summary], ratings: Sequence[RatingRow]
+    path: Path,
+    config: dict[str, object],
+    summaries: Sequence[Summary],
+    ratings: Sequence[RatingRow],
+    flows: Sequence[NeighbourFlow] = (),
 ) -> None:
     data = {
         "config": config,
         "matches": [s.to_dict() for s in summaries],
         "ratings": [asdict(r) for r in ratings],
+        "neighbours": [asdict(f) for f in flows],
     }
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 

@@ -90,23 +90,32 @@ class Summary:
         return out
 
 
-def summarize(agent: str, opponents: str, metrics: np.ndarray, leaders: np.ndarray) -> Summary:
+def summarize(
+    agent: str, opponents: str, metrics: np.ndarray, leaders: np.ndarray, candidate_seats: np.ndarray | None = None
+) -> Summary:
     """Summarize the candidate's results of a match.
 
-    ``metrics[d, k, :]`` holds the candidate's :data:`METRICS` in deal ``d`` with the candidate in
-    seat ``k`` (the rotation); ``leaders[d]`` is the would-be leader of deal ``d``.
+    ``metrics[d, s, :]`` holds the candidate's :data:`METRICS` in deal ``d`` and seating ``s``, in
+    which the candidate sat in seat ``candidate_seats[s]`` (default: seat ``s``, one seating per
+    rotation); ``leaders[d]`` is the would-be leader of deal ``d``. Every average is taken per deal
+    first, over its seatings.
     """
-    n_deals, n_rot, _ = metrics.shape
+    n_deals, n_seatings, _ = metrics.shape
+    seats = np.arange(n_seatings) if candidate_seats is None else np.asarray(candidate_seats)
+    n_players = int(seats.max()) + 1
     net = metrics[:, :, NET].astype(float)
     mean, low, high = mean_ci(net.mean(axis=1))
-    position = (np.arange(n_rot)[None, :] - leaders[:, None]) % n_rot
-    per_position = [mean_ci(net[position == p]) for p in range(n_rot)]
+    position = (seats[None, :] - leaders[:, None]) % n_players
+    per_position = []
+    for p in range(n_players):
+        at_p = position == p
+        per_position.append(mean_ci((net * at_p).sum(axis=1) / at_p.sum(axis=1)))
     counts = {m: int(metrics[:, :, METRICS.index(m)].sum()) for m in EVENT_METRICS}
     return Summary(
         agent=agent,
         opponents=opponents,
         deals=n_deals,
-        hands=n_deals * n_rot,
+        hands=n_deals * n_seatings,
         win_rate=float(metrics[:, :, WIN].mean()),
         x_per_hand=mean,
         ci_low=low,

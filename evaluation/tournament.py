@@ -1,23 +1,31 @@
 """Duplicate matches, played through the PettingZoo environment in a pool of worker processes.
 
 A :class:`Match` seats one *candidate* against ``n - 1`` opponents. Every deal (:mod:`.deals`) is
-played ``n`` times, once per *rotation* ``k``: the candidate sits in seat ``k`` and opponent ``j``
-(``j = 1 … n-1``) in seat ``(k + j) % n``, so the opponents keep their order around the table. The
-cards of each seat and the would-be leader stay the same in every rotation — they are passed to
+played once per *seating*. A seating is an order of the opponents around the table and a *rotation*
+``k``: the candidate sits in seat ``k`` and the opponents follow it in that order. The cards of each
+seat and the would-be leader stay the same in every seating — they are passed to
 ``env.reset(options={"hands": ..., "leader": ...})``, which the environment supports for exactly
 this — so over one deal the candidate plays every hand from every position, and luck of the cards
 cancels out of the comparison.
+
+When the opponents differ, one order is not enough: a bot that always sits right after a weak one
+collects that bot's mistakes (greedy after random blocks its Sâm declarations), and a fixed order
+measures seating, not skill. Every deal is then also played over the orders of
+:func:`balanced_orders`, in which each bot follows each other bot equally often; summaries and
+ratings average over all of them. With identical opponents there is one order, and the seatings are
+the ``n`` rotations.
 
 Games run through the environment (observation dict and ``seat_view``), the code path every bot,
 trained or rule-based, sees in training. A match names its bots by spec (:data:`agents.registry.BotSpec`:
 a registry name, a checkpoint path or a checkpoint in memory); each worker process receives the specs
 once and builds its own bots, so a policy being trained is evaluated on every core without being
-registered anywhere. Every bot is reseeded for every hand from ``(seed, deal, rotation, slot)``, so
+registered anywhere. Every bot is reseeded for every hand from ``(seed, deal, seating, slot)``, so
 results do not depend on the number of workers or on how deals are chunked.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from collections.abc import Sequence
@@ -63,15 +71,48 @@ class Match:
         names = sorted(set(self.names[1:]))
         return names[0] + f" x{len(self.opponents)}" if len(names) == 1 else "+".join(self.names[1:])
 
+    @property
+    def seatings(self) -> np.ndarray:
+        """``int[seating, slot]``: the seat of every slot in each seating this match plays every deal in.
+
+        Seating ``o * n + k`` is opponent order ``o`` of :func:`balanced_orders` (only the given order
+        when the opponents are all the same bot) with the candidate in seat ``k``.
+        """
+        n = len(self.slots)
+        orders = balanced_orders(n) if len(set(self.names[1:])) > 1 else [tuple(range(1, n))]
+        rows = []
+        for order in orders:
+            for k in range(n):
+                seats = [0] * n
+                seats[0] = k
+                for position, slot in enumerate(order, start=1):
+                    seats[slot] = (k + position) % n
+                rows.append(seats)
+        return np.array(rows, dtype=np.int32)
+
+
+def balanced_orders(n_players: int) -> list[tuple[int, ...]]:
+    """Orders of the opponent slots ``1 … n-1`` after the candidate (slot 0) in which, around the
+    table, every slot sits directly after every other slot equally often.
+
+    For a prime number of seats (2, 3, 5), the ``n - 1`` orders "every ``m``-th slot" (``m = 1 … n-1``:
+    slot ``p·m mod n`` at position ``p``) put each ordered pair of slots side by side exactly once,
+    since the pair ``(a, a + m)`` is adjacent only in order ``m``. Otherwise (4 seats) every order:
+    3! = 6, in which each ordered pair is adjacent twice.
+    """
+    if all(n_players % d for d in range(2, n_players)):
+        return [tuple(p * m % n_players for p in range(1, n_players)) for m in range(1, n_players)]
+    return list(itertools.permutations(range(1, n_players)))
+
 
 def slot_seats(rotation: int, n_players: int) -> list[int]:
-    """Seat of each slot in a rotation: the candidate in seat ``rotation``, the others after it."""
+    """Seat of each slot in a rotation of the given order: the candidate in seat ``rotation``, the others after it."""
     return [(rotation + j) % n_players for j in range(n_players)]
 
 
-def hand_seed(seed: int, deal: int, rotation: int, slot: int) -> int:
+def hand_seed(seed: int, deal: int, seating: int, slot: int) -> int:
     """The seed an agent gets for one hand; independent of chunking and worker count."""
-    return int(np.random.SeedSequence([seed, deal, rotation, slot]).generate_state(1)[0])
+    return int(np.random.SeedSequence([seed, deal, seating, slot]).generate_state(1)[0])
 
 
 def play_hand(env: AECEnv, agents_by_seat: Sequence[Bot], deal: Deal) -> HandResult:
@@ -107,8 +148,9 @@ def _receive_matches(matches: Sequence[Match]) -> None:
     _MATCHES = matches
 
 
-def run_task(task: Task, matches: Sequence[Match] | None = None) -> tuple[Task, np.ndarray, np.ndarray]:
-    """Play a task; return it with ``metrics[deal, rotation, slot, metric]`` and the deals' leaders.
+def run_task(task: Task, matches: Sequence[Match] | None = None) -> tuple[Task, np.ndarray, np.ndarray, np.ndarray]:
+    """Play a task; return it with ``metrics[deal, seating, slot, metric]``, the deals' leaders and
+    ``passed_on[deal, seating, slot]``, the money the slot's seat paid, net, to the seat after it.
 
     ``matches``: those the task's index refers to (default: the ones this worker process received).
     """
@@ -117,35 +159,65 @@ def run_task(task: Task, matches: Sequence[Match] | None = None) -> tuple[Task, 
     env = sam_env.env(rules=rules)
     env.reset(seed=task.seed)
     match = (_MATCHES if matches is None else matches)[task.match_index]
+    seatings = match.seatings
     agents = [load_bot(spec, rules=rules) for spec in match.slots]
-    metrics = np.zeros((task.stop - task.start, n, n, len(METRICS)), dtype=np.int32)
+    metrics = np.zeros((task.stop - task.start, len(seatings), n, len(METRICS)), dtype=np.int32)
+    passed_on = np.zeros((task.stop - task.start, len(seatings), n), dtype=np.int32)
     leaders = np.zeros(task.stop - task.start, dtype=np.int32)
     for row, d in enumerate(range(task.start, task.stop)):
         deal = make_deal(rules, task.seed, d)
         leaders[row] = deal.leader
-        for k in range(n):
-            seats = slot_seats(k, n)
+        for s, seats in enumerate(seatings):
             by_seat: list[Bot] = [agents[0]] * n
             for slot, seat in enumerate(seats):
-                agents[slot].reseed(hand_seed(task.seed, d, k, slot))
+                agents[slot].reseed(hand_seed(task.seed, d, s, slot))
                 by_seat[seat] = agents[slot]
             result = play_hand(env, by_seat, deal)
+            to_next = _paid_to_next_seat(result, n)
             for slot, seat in enumerate(seats):
-                metrics[row, k, slot] = hand_metrics(result, seat)
-    return task, metrics, leaders
+                metrics[row, s, slot] = hand_metrics(result, seat)
+                passed_on[row, s, slot] = to_next[seat]
+    return task, metrics, leaders, passed_on
+
+
+def _paid_to_next_seat(result: HandResult, n_players: int) -> list[int]:
+    """Per seat, the money it paid the seat after it in the hand minus what it received from that seat."""
+    paid = [0] * n_players
+    for t in result.ledger:
+        if t.payee == (t.payer + 1) % n_players:
+            paid[t.payer] += t.amount
+        if t.payer == (t.payee + 1) % n_players:
+            paid[t.payee] -= t.amount
+    return paid
 
 
 @dataclass(frozen=True)
 class MatchResult:
-    """All hands of a match: ``metrics[deal, rotation, slot, metric]`` (see :data:`~.stats.METRICS`)."""
+    """All hands of a match: ``metrics[deal, seating, slot, metric]`` (see :data:`~.stats.METRICS`).
+
+    ``passed_on[deal, seating, slot]``: net money the slot's seat paid the seat after it (see
+    :func:`evaluation.seating.adjacent_flows`); ``None`` when not recorded.
+    """
 
     match: Match
     metrics: np.ndarray
     leaders: np.ndarray
+    passed_on: np.ndarray | None = None
+
+    @property
+    def seatings(self) -> np.ndarray:
+        """``int[seating, slot]``: the seat of each slot in each seating (see :attr:`Match.seatings`)."""
+        return self.match.seatings
 
     def summary(self) -> Summary:
-        """The candidate's results (slot 0) over every rotation of every deal."""
-        return summarize(self.match.names[0], self.match.opponents_label, self.metrics[:, :, 0], self.leaders)
+        """The candidate's results (slot 0) over every seating of every deal."""
+        return summarize(
+            self.match.names[0],
+            self.match.opponents_label,
+            self.metrics[:, :, 0],
+            self.leaders,
+            candidate_seats=self.seatings[:, 0],
+        )
 
 
 def run_matches(
@@ -192,14 +264,17 @@ def run_matches(
         for i, m in enumerate(matches)
         for start in range(0, deals, chunk)
     ]
-    metrics = [np.zeros((deals, n, n, len(METRICS)), dtype=np.int32) for _ in matches]
+    n_seatings = [len(m.seatings) for m in matches]
+    metrics = [np.zeros((deals, s, n, len(METRICS)), dtype=np.int32) for s in n_seatings]
+    passed_on = [np.zeros((deals, s, n), dtype=np.int32) for s in n_seatings]
     leaders = np.zeros(deals, dtype=np.int32)
-    with tqdm(total=len(matches) * deals * n, unit="hand", disable=not progress, smoothing=0.05) as bar:
+    with tqdm(total=deals * sum(n_seatings), unit="hand", disable=not progress, smoothing=0.05) as bar:
 
-        def collect(task: Task, values: np.ndarray, task_leaders: np.ndarray) -> None:
+        def collect(task: Task, values: np.ndarray, task_leaders: np.ndarray, paid: np.ndarray) -> None:
             metrics[task.match_index][task.start : task.stop] = values
+            passed_on[task.match_index][task.start : task.stop] = paid
             leaders[task.start : task.stop] = task_leaders
-            bar.update(values.shape[0] * n)
+            bar.update(values.shape[0] * values.shape[1])
 
         if ray:
             from .ray_pool import run_tasks_on_ray  # Ray is an optional extra, imported only here
@@ -213,7 +288,7 @@ def run_matches(
             with ProcessPoolExecutor(workers, initializer=_receive_matches, initargs=(tuple(matches),)) as pool:
                 for future in as_completed([pool.submit(run_task, t) for t in tasks]):
                     collect(*future.result())
-    return [MatchResult(m, metrics[i], leaders.copy()) for i, m in enumerate(matches)]
+    return [MatchResult(m, metrics[i], leaders.copy(), passed_on[i]) for i, m in enumerate(matches)]
 
 
 def _is_count(value: object) -> bool:

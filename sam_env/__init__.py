@@ -59,10 +59,17 @@ def register_gymnasium_id() -> None:
     runs this file first); after ``import sam_env; import gymnasium``, use
     ``gymnasium.make("sam_env.wrappers:sam_env/Sam-v0")`` (gymnasium imports the module) or
     ``import sam_env.wrappers``.
+
+    The id is registered with ``on_illegal="penalty"``: an unmasked illegal action ends the hand with
+    a penalty and ``info["illegal_action"]`` (see :class:`sam_env.SingleAgentEnv`), which is what
+    gymnasium's and SB3's checkers, and algorithms without masks, need. ``SingleAgentEnv()`` built
+    directly raises instead.
     """
     gymnasium = sys.modules.get("gymnasium")
     if gymnasium is not None and GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_ID, entry_point="sam_env.wrappers:SingleAgentEnv")
+        gymnasium.register(
+            id=GYMNASIUM_ID, entry_point="sam_env.wrappers:SingleAgentEnv", kwargs={"on_illegal": "penalty"}
+        )
 
 
 register_gymnasium_id()

@@ -14,8 +14,8 @@
 
 Sâm Lốc is a Vietnamese climbing card game: 10 cards each, singles, pairs, triples, quads and
 straights beat equal plays of higher rank, quads "chop" 2s, and the first seat to empty its
-hand takes money from every other seat. The rules are those of `RULES.md`, configured with
-`rules=RuleConfig(...)` (every option of the specification, with its defaults).
+hand takes money from every other seat. The rules are those of the project's rules page,
+`docs/rules.md`, configured with `rules=RuleConfig(...)` (every option, with its defaults).
 
 ### Agents
 
@@ -71,17 +71,20 @@ the hand ends. Over a hand each agent's rewards sum to its net in the ledger; th
 
 * `reset(seed=s)`: a new table (the first hand follows `first_leader`).
 * `reset()`: the next hand of the same table; the previous winner leads.
-* `reset(options={"hands": [[card, …], …], "leader": seat})`: an explicit deal in RULES.md card
+* `reset(options={"hands": [[card, …], …], "leader": seat})`: an explicit deal in card
   notation (`"10H"`, `"QS"`), and/or a forced would-be leader.
-  Unknown keys raise `ValueError` (pass `strict_options=False` to the constructor to ignore them
-  with a warning instead, which PettingZoo's `api_test` needs since it sends a dummy option).
+  Unknown keys are ignored with a warning (PettingZoo's `api_test` sends a dummy option; a typo such
+  as `"hand"` still shows); pass `strict_options=True` to the constructor to raise `ValueError`
+  instead. A known key with a bad value always raises.
 
 A deal with an instant win (§9) is decided before anyone acts: `reset` leaves every agent
 terminated with its money already in `last()`'s reward, and each agent steps `None` once.
 
 ### Version history
 
-* v0: initial release.
+* v0: initial release. Later changes that keep every observation, reward and legal move of v0
+  (so keep the name): unknown reset-option keys warn instead of raising (`strict_options=True`
+  raises); a bool or other non-integer action and `last()` after the hand get clear errors.
 """
 
 from __future__ import annotations
@@ -200,7 +203,7 @@ class raw_env(AECEnv):
         rules: RuleConfig | None = None,
         render_mode: str | None = None,
         reward_scale: float = 1.0,
-        strict_options: bool = True,
+        strict_options: bool = False,
     ) -> None:
         super().__init__()
         rules = RuleConfig() if rules is None else rules
@@ -215,6 +218,8 @@ class raw_env(AECEnv):
         self.rules = rules
         self.render_mode = render_mode
         self.reward_scale = float(reward_scale)
+        if not isinstance(strict_options, bool):
+            raise ValueError(f"strict_options={strict_options!r} must be True or False")
         self.strict_options = strict_options
         n = rules.n_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -287,6 +292,15 @@ class raw_env(AECEnv):
             self.agent_selection = self.possible_agents[hand.to_act]
         if self.render_mode == "human":
             self.render()
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, with a clear error once every agent has stepped out of the hand."""
+        if not self.agents:
+            raise RuntimeError(
+                "the hand is over and every agent has stepped out of it, so there is no agent to report on; "
+                "call reset() for the next hand (read the result in env.unwrapped.result)"
+            )
+        return super().last(observe)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]

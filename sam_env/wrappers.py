@@ -65,6 +65,14 @@ class SingleAgentEnv(gym.Env):
             checker, whose determinism check steps with an action sampled before ``reset``.
         illegal_penalty: the money an illegal action costs under ``on_illegal="penalty"``.
 
+    Direct construction raises on an illegal action; the registered id ``sam_env/Sam-v0`` is built
+    with ``on_illegal="penalty"`` (override with ``gymnasium.make("sam_env/Sam-v0",
+    on_illegal="raise")``), so that the ecosystem's checkers and unmasked algorithms run on it as
+    registered. Under the penalty, illegal actions are counted: the ``info`` of every step that ends a
+    hand has ``"illegal_actions"``, the hand's count (1 when an illegal action ended it, else 0), so
+    episode statistics show whether a learner stepped outside its mask; :attr:`illegal_actions` is
+    the total since construction.
+
     Observations are the flat vectors of the AEC environment; the legal moves are
     :meth:`action_masks` (the method MaskablePPO looks for) and ``info["action_mask"]``.
     ``reset()`` without a seed deals the next hand of the same table; ``options`` are those of
@@ -105,6 +113,8 @@ class SingleAgentEnv(gym.Env):
         self.seat = 0
         self._mask = np.zeros(self.action_space.n, dtype=bool)
         self._abandoned = False
+        self.illegal_actions = 0
+        """Illegal actions answered with the penalty since construction (``on_illegal="penalty"``)."""
 
     def _check_seat(self, seat: object) -> int | None:
         """A learner seat given to the constructor or to ``reset``: None (random) or a seat index."""
@@ -166,8 +176,14 @@ class SingleAgentEnv(gym.Env):
             raise RuntimeError("the hand is over; call reset() before step()")
         if self.on_illegal == "penalty" and not self._is_legal(action):
             self._abandoned = True
+            self.illegal_actions += 1
             self._mask = np.zeros(self.action_space.n, dtype=bool)
-            info = {"seat": self.seat, "action_mask": self._mask, "illegal_action": repr(action)}
+            info = {
+                "seat": self.seat,
+                "action_mask": self._mask,
+                "illegal_action": repr(action),
+                "illegal_actions": 1,
+            }
             obs = self.aec.observation_of(self.seat)
             return obs, -self.illegal_penalty * self.aec.reward_scale, True, False, info
         self.aec.step(action)
@@ -176,6 +192,7 @@ class SingleAgentEnv(gym.Env):
         obs, info = self._outputs()
         if terminated:
             info["result"] = self.aec.result.to_dict()
+            info["illegal_actions"] = 0
         return obs, float(reward), terminated, False, info
 
     def action_masks(self) -> np.ndarray:

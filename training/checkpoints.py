@@ -20,7 +20,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from sb3_contrib import MaskablePPO
 
-from agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
+from agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy, save_weights
 
 from .config import ConfigError, TrainConfig
 
@@ -52,7 +52,7 @@ def save_checkpoint(
     for i, (_, snap) in enumerate(pool):
         for key, value in snap.tensors.items():
             tensors[f"pool.{i}.{key}"] = torch.from_numpy(value.copy())
-    save_file(tensors, str(folder / "trainer.safetensors"))
+    save_weights(tensors, folder / "trainer.safetensors", save_file)
     trainer = {
         "num_timesteps": step,
         "n_updates": int(model._n_updates),
@@ -77,6 +77,21 @@ def read_trainer_state(folder: Path) -> dict[str, Any]:
             "expected a folder checkpoints/step_N or final/ written by train.py"
         ) from None
     return trainer
+
+
+def check_steps_left(folder: Path, trainer: Mapping[str, Any], config: TrainConfig) -> None:
+    """Refuse a resume with nothing left to train, before anything is written.
+
+    Resuming writes into the checkpoint's run (``final/``, ``config.yaml``, the evaluation), so a
+    total at or below the steps already done would only overwrite the run's results with a copy.
+    """
+    done = int(trainer["num_timesteps"])
+    if config.total_timesteps <= done:
+        raise ConfigError(
+            f"{folder} is at step {done:,} and total_timesteps is {config.total_timesteps:,}: nothing left to train, "
+            f"and resuming would overwrite the run's final/ and config.yaml; raise the total, e.g. "
+            f"--set total_timesteps={2 * done}, or start a new run with --config"
+        )
 
 
 def run_dir_of(checkpoint: Path) -> Path:

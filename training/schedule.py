@@ -53,9 +53,11 @@ class TrainingSchedule(BaseCallback):
         self.next_eval = _next_due(step, c.eval_every) if step else 0
         self.next_checkpoint = _next_due(step, c.checkpoint_every)
         self.start_step, self.start_time = step, time.perf_counter()
-        self.bar = tqdm(
-            total=c.total_timesteps, initial=step, unit="step", disable=not c.progress_bar, dynamic_ncols=True
-        )
+        # SB3 stops at the first whole rollout past total_timesteps, so the bar's total is that step,
+        # never less than what the run does (the bar never runs past it).
+        rollout = self.model.n_steps * self.training_env.num_envs
+        last_step = step + -(-(c.total_timesteps - step) // rollout) * rollout
+        self.bar = tqdm(total=last_step, initial=step, unit="step", disable=not c.progress_bar, dynamic_ncols=True)
 
     def _on_rollout_start(self) -> None:
         now = time.perf_counter()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,6 +159,19 @@ def is_checkpoint_path(text: str) -> bool:
     return text.endswith((".json", ".safetensors")) or json_path.is_file()
 
 
+def save_weights(arrays: Mapping[str, Any], path: Path, save: Any = save_file) -> None:
+    """``save(arrays, path)`` (safetensors' ``save_file``), then the permissions of any new file.
+
+    safetensors writes through a private temporary file (mode 0600); a checkpoint is meant to be
+    shared and read by other users' evaluations, so it gets what ``open()`` would give (0644 under
+    the usual umask 022).
+    """
+    save(arrays, str(path))
+    umask = os.umask(0)
+    os.umask(umask)
+    path.chmod(0o666 & ~umask)
+
+
 def save_policy(path: str | Path, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> Path:
     """Write ``<stem>.safetensors`` and ``<stem>.json``; return the JSON path.
 
@@ -168,7 +182,7 @@ def save_policy(path: str | Path, tensors: Mapping[str, np.ndarray], metadata: M
     arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
     PolicyCheckpoint.in_memory(arrays, metadata, str(json_path))
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    save_file(arrays, str(weights_path))
+    save_weights(arrays, weights_path)
     meta = dict(metadata)
     meta["weights"] = {"file": weights_path.name, "sha256": _sha256(weights_path)}
     json_path.write_text(json.dumps(meta, indent=2, sort_keys=False) + "\n", encoding="utf-8")

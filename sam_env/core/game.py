@@ -178,7 +178,7 @@ class Hand:
     def step(self, move: int) -> None:
         """Make ``move`` (a combination id) for the seat to act; raise on an illegal move."""
         mask = self.legal_mask()
-        if not (isinstance(move, (int, np.integer)) and 0 <= move < N_COMBOS and mask[move]):
+        if isinstance(move, bool) or not (isinstance(move, (int, np.integer)) and 0 <= move < N_COMBOS and mask[move]):
             self._reject(move)
         move = int(move)
         seat = self.to_act
@@ -197,6 +197,15 @@ class Hand:
         if self.over:
             raise IllegalMoveError(f"the hand is over ({self.result.reason.value}); no move {move!r} can be made")
         legal = ", ".join(COMBOS[i].name for i in self.legal_moves())
+        if isinstance(move, (bool, np.bool_)) or not isinstance(move, (int, np.integer)):
+            if move is None:
+                kind = "None, which only an agent whose hand is over steps"
+            else:
+                kind = "a bool" if isinstance(move, (bool, np.bool_)) else f"a {type(move).__name__}"
+            raise IllegalMoveError(
+                f"illegal move: {move!r} is {kind}, not an action; an action is an int id in 0..{N_COMBOS - 1}"
+                f" (sam_env.action_index(name) gives one); legal moves: {legal}"
+            )
         what = COMBOS[move].name if isinstance(move, (int, np.integer)) and 0 <= move < N_COMBOS else repr(move)
         if isinstance(move, (int, np.integer)) and 0 <= move < N_COMBOS:
             held = format_cards(self.cards[self.to_act])

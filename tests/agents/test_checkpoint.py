@@ -132,3 +132,11 @@ def test_metadata_without_the_weights_hash_is_refused(checkpoint: Path, weights:
 def test_ppo_agent_wants_a_loaded_checkpoint_not_a_path(checkpoint: Path) -> None:
     with pytest.raises(TypeError, match=r"PolicyCheckpoint.*PPOBot\.from_checkpoint"):
         PPOBot(str(checkpoint))
+
+
+def test_weights_are_readable_like_any_new_file(checkpoint: Path) -> None:
+    # safetensors writes through a 0600 temporary file; a checkpoint gets the mode open() gives (0644 under umask 022)
+    probe = checkpoint.parent / "probe.txt"
+    probe.write_text("x", encoding="utf-8")
+    for path in checkpoint_files(checkpoint):
+        assert path.stat().st_mode & 0o777 == probe.stat().st_mode & 0o777

@@ -26,10 +26,10 @@ CONFIG_IDS = list(CONFIGS)
 
 @pytest.mark.parametrize("name", CONFIG_IDS)
 def test_pettingzoo_api_test(name: str) -> None:
-    # api_test resets with a dummy option {"options": 1}: strict_options=False turns the error
-    # into a warning. Its other warnings are about Dict observation spaces, which the action-mask
+    # No flags: api_test resets with a dummy option {"options": 1}, which the environment ignores
+    # with a warning. Its other warnings are about Dict observation spaces, which the action-mask
     # convention of PettingZoo's classic environments needs.
-    env = sam_env.env(rules=CONFIGS[name], strict_options=False)
+    env = sam_env.env(rules=CONFIGS[name])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         api_test(env, num_cycles=1000)
@@ -42,9 +42,9 @@ def test_pettingzoo_seed_test(name: str) -> None:
     seed_test(lambda render_mode=None: sam_env.env(rules=rules, render_mode=render_mode), num_cycles=500)
 
 
-def test_api_test_rejects_the_dummy_option_by_default() -> None:
+def test_api_test_fails_in_strict_mode() -> None:
     with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['options'\]"):
-        api_test(sam_env.env(), num_cycles=10)
+        api_test(sam_env.env(strict_options=True), num_cycles=10)
 
 
 @pytest.mark.parametrize("name", CONFIG_IDS)

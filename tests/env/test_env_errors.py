@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
-from env_helpers import CHOP_CHAIN_DEAL, FOUR_TWOS_DEAL
+from env_helpers import CHOP_CHAIN_DEAL, FOUR_TWOS_DEAL, play_aec
 
 import sam_env
 from sam_env import CardError, DealError, IllegalMoveError, action_index
@@ -27,9 +29,11 @@ def env(request: pytest.FixtureRequest):
         (action_index("pass"), "may not play pass now"),
         (201, "move 201 is not a combination id in 0..200"),
         (-1, "move -1 is not a combination id in 0..200"),
-        (None, "move None is not a combination id"),
-        ("decline_sam", "move 'decline_sam' is not a combination id"),
-        (2.0, "move 2.0 is not a combination id"),
+        (None, "None is None, which only an agent whose hand is over steps, not an action"),
+        ("decline_sam", "'decline_sam' is a str, not an action; an action is an int id in 0..200"),
+        (2.0, "2.0 is a float, not an action"),
+        (True, "True is a bool, not an action"),
+        (np.bool_(False), "np.False_ is a bool, not an action"),
     ],
 )
 def test_bad_action_of_a_live_agent_raises(env, action: object, says: str) -> None:
@@ -81,8 +85,6 @@ def _with(seat: int, hand: list[str]) -> list[list[str]]:
 @pytest.mark.parametrize(
     ("options", "error", "says"),
     [
-        ({"hand": GOOD}, ValueError, r"unknown reset option\(s\) \['hand'\]; expected some of \['hands', 'leader'\]"),
-        ({"seed": 3}, ValueError, r"unknown reset option\(s\) \['seed'\]"),
         (5, ValueError, "reset options must be a dict"),
         ({"hands": _with(1, ["5S", "5C", "5D", "5X", *GOOD[1][4:]])}, CardError, "seat 1: malformed card '5X'"),
         ({"hands": _with(2, ["1S", *GOOD[2][1:]])}, CardError, "unknown rank '1'"),
@@ -110,11 +112,41 @@ def test_malformed_options_raise(options: object, error: type[Exception], says: 
     assert env.agent_selection == "player_2"
 
 
-def test_unknown_option_warns_when_not_strict() -> None:
-    env = sam_env.env(strict_options=False)
+def test_unknown_option_warns_by_default() -> None:
+    env = sam_env.env()
     with pytest.warns(UserWarning, match=r"unknown reset option\(s\) \['hand'\].*\(ignored\)"):
         env.reset(seed=0, options={"hand": GOOD, "leader": 1})
     assert env.unwrapped.hand.leader == 1  # the known keys still count
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"hand": GOOD}, r"unknown reset option\(s\) \['hand'\]; expected some of \['hands', 'leader'\]"),
+        ({"seed": 3, "leader": 1}, r"unknown reset option\(s\) \['seed'\]"),
+    ],
+)
+def test_unknown_option_raises_in_strict_mode(options: dict[str, object], says: str) -> None:
+    env = sam_env.env(strict_options=True)
+    env.reset(seed=0)
+    before = env.unwrapped.hand
+    with pytest.raises(ValueError, match=says):
+        env.reset(options=options)
+    assert env.unwrapped.hand is before  # refused before a new hand is dealt
+
+
+def test_known_option_with_a_bad_value_raises_in_either_mode() -> None:
+    for strict in (False, True):
+        with pytest.raises(DealError, match="leader must be a seat"):
+            sam_env.env(strict_options=strict).reset(options={"leader": 9})
+    with pytest.raises(DealError, match="leader must be a seat"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the unknown key's warning
+        sam_env.env().reset(options={"leader": 9, "extra": 1})
+
+
+def test_strict_options_must_be_a_bool() -> None:
+    with pytest.raises(ValueError, match="strict_options='yes' must be True or False"):
+        sam_env.env(strict_options="yes")
 
 
 def test_deal_size_follows_the_player_count() -> None:
@@ -123,3 +155,15 @@ def test_deal_size_follows_the_player_count() -> None:
         env.reset(options={"hands": GOOD})
     env.reset(options={"hands": GOOD[:2], "leader": 1})
     assert env.agents == ["player_0", "player_1"]
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_last_after_every_agent_left_the_hand_says_to_reset(wrapped: bool) -> None:
+    env = sam_env.env() if wrapped else sam_env.raw_env()
+    env.reset(seed=3)
+    play_aec(env, np.random.default_rng(0))
+    assert not env.agents
+    with pytest.raises(RuntimeError, match=r"the hand is over .* call reset\(\) for the next hand"):
+        env.last()
+    env.reset()
+    assert env.last()[0]["action_mask"].any() or env.unwrapped.over

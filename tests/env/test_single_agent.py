@@ -66,22 +66,23 @@ def play_episode(env: SingleAgentEnv, rng: np.random.Generator, first: list[int]
 # ----------------------------------------------------------------- ecosystem checkers
 
 
-def test_gymnasium_check_env() -> None:
+def test_gymnasium_check_env_on_the_registered_id() -> None:
     # gymnasium's determinism check steps both copies with one action sampled from the action
-    # space *before* reset, when no mask matches the new hand yet: it is usually illegal, which
-    # raises by default. on_illegal="penalty" ends the hand with a penalty instead, the same for
-    # both copies, so the check can compare them.
-    env = gymnasium.make("sam_env/Sam-v0", on_illegal="penalty")
+    # space *before* reset, when no mask matches the new hand yet: it is usually illegal. The id is
+    # registered with on_illegal="penalty", which ends the hand with a penalty, the same for both
+    # copies, so the check can compare them.
+    env = gymnasium.make("sam_env/Sam-v0")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         gymnasium_check_env(env.unwrapped)
     assert not [w for w in caught if "sam_env" in str(w.filename)]
 
 
-def test_gymnasium_check_env_needs_the_penalty_mode() -> None:
-    """Documents why the check above uses on_illegal="penalty" (remove it if gymnasium changes)."""
+def test_direct_construction_raises_on_the_checkers_unmasked_step() -> None:
+    """Why the id is registered with the penalty: built directly, the view raises (remove if gymnasium changes)."""
     with pytest.raises(IllegalMoveError):
         gymnasium_check_env(SingleAgentEnv())
+    assert gymnasium.make("sam_env/Sam-v0", on_illegal="raise").unwrapped.on_illegal == "raise"
 
 
 def test_sb3_check_env_on_the_default() -> None:
@@ -309,12 +310,15 @@ def test_illegal_action_penalty() -> None:
     env = SingleAgentEnv(on_illegal="penalty", illegal_penalty=7, reward_scale=0.5, learner_seat=0)
     env.reset(seed=0, options={"hands": CHOP_CHAIN_DEAL, "leader": 0})
     _, reward, terminated, _, info = env.step(PASS)
-    assert (reward, terminated, info["illegal_action"]) == (-3.5, True, "0")
+    assert (reward, terminated, info["illegal_action"], info["illegal_actions"]) == (-3.5, True, "0", 1)
+    assert env.illegal_actions == 1
     assert not env.action_masks().any()
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(DECLINE)
     env.reset()
     env.step(DECLINE)
+    _, info = play_episode(env, np.random.default_rng(0))
+    assert (info["illegal_actions"], env.illegal_actions) == (0, 1)  # the hand's count; the total
 
 
 # ----------------------------------------------------------------- MaskablePPO

@@ -29,7 +29,8 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
         env=env,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "X/hand" in proc.stdout and "ratings" in proc.stdout
+    assert "X/hand" in proc.stdout and "ratings, sorted by money" in proc.stdout
+    assert max(len(line) for line in proc.stdout.splitlines() if not line.startswith("wrote ")) <= 100
     with (out / "summary.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert [(r["agent"], r["opponents"]) for r in rows] == [
@@ -41,7 +42,8 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
     data = json.loads((out / "summary.json").read_text())
     assert data["config"]["deals"] == 3 and len(data["matches"]) == 3
     assert {r["agent"] for r in data["ratings"]} == {"heuristic", "greedy"}
-    assert (out / "summary.md").read_text().startswith("| agent |")
+    summary_md = (out / "summary.md").read_text()
+    assert summary_md.startswith("| agent |") and "Sâm decl/won" in summary_md  # the full table is in the files
     assert (out / "x_per_hand.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -94,5 +96,51 @@ def test_ray_prints_the_numbers_of_the_local_pool(tmp_path: Path) -> None:
         outputs[name] = proc.stdout
     local, ray = (outputs[k].split("\n\n")[:-1] for k in ("local", "ray"))  # all but the timing line
     assert ray == local and "heuristic" in local[-1]
-    assert "on Ray;" in outputs["ray"] and "on 2 worker(s);" in outputs["local"]
+    assert "on Ray\n" in outputs["ray"] and "on 2 worker(s)\n" in outputs["local"]
     assert (tmp_path / "local" / "summary.csv").read_text() == (tmp_path / "ray" / "summary.csv").read_text()
+
+
+def test_against_plays_one_match_per_opponent_as_the_readme_table() -> None:
+    from apps.evaluate import build_parser, plan_matches
+    from sam_env.core import RuleConfig
+
+    args = build_parser().parse_args(["--candidates", "ppo", "--against", "heuristic", "greedy", "random"])
+    matches = plan_matches(args, RuleConfig())
+    assert [(m.candidate, m.opponents) for m in matches] == [
+        ("ppo", ("heuristic",) * 3),
+        ("ppo", ("greedy",) * 3),
+        ("ppo", ("random",) * 3),
+    ]
+
+
+def test_against_and_opponents_exclude_each_other(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--candidates", "ppo", "--against", "greedy", "--opponents", "random"])
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_terminal_tables_fit_100_columns_with_long_names() -> None:
+    from evaluation.ratings import RatingRow
+    from evaluation.report import text_table
+    from evaluation.seating import NeighbourFlow
+    from evaluation.stats import EVENT_METRICS, Summary
+
+    long = "runs/a_rather_long_run_name__s0__2026-12-01_03-57-39/checkpoints/step_000450560"
+    summary = Summary(
+        long,
+        f"{long}+heuristic+random+greedy",
+        10_000,
+        1_200_000,
+        0.25,
+        1.5,
+        1.4,
+        1.6,
+        (1.0, -2.0, 3.0, -4.0, 5.0),
+        (0.1,) * 5,
+        dict.fromkeys(EVENT_METRICS, 12_345),
+    )
+    text = text_table(
+        [summary], [RatingRow(long, 1.5, 25.0, 1.0, 22.0, 1000)], [NeighbourFlow(long, "random", 10, 1.0)]
+    )
+    assert max(map(len, text.splitlines())) <= 100
+    assert "…" in text and "+1.50" in text

@@ -81,6 +81,7 @@ def test_results_do_not_depend_on_the_number_of_workers() -> None:
     for a, b in zip(one, two, strict=True):
         assert (a.metrics == b.metrics).all()
         assert (a.leaders == b.leaders).all()
+        assert (a.passed_on == b.passed_on).all()
 
 
 @pytest.mark.parametrize(

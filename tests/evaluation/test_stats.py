@@ -63,3 +63,24 @@ def test_ratings_rank_a_consistent_winner_first() -> None:
     assert [r.agent for r in rows] == ["strong", "weak"]
     assert rows[0].mu > 25 > rows[1].mu
     assert rows[0].games == 40
+
+
+def test_ratings_sort_by_money_while_openskill_counts_places() -> None:
+    # "steady" wins 1 X in 9 hands of 10 and loses 20 X in the tenth: more places, less money.
+    metrics = np.zeros((50, 2, 2, len(METRICS)), dtype=np.int32)
+    steady = np.where(np.arange(50) % 10 == 9, -20, 1)
+    metrics[:, :, 0, NET] = steady[:, None]
+    metrics[:, :, 1, NET] = -steady[:, None]
+    rows = rate([MatchResult(Match("steady", ("bold",)), metrics, np.zeros(50, dtype=np.int32))])
+    assert [r.agent for r in rows] == ["bold", "steady"]  # bold takes 1.1 X per hand
+    assert rows[0].x_per_hand == pytest.approx(1.1) and rows[1].x_per_hand == pytest.approx(-1.1)
+    assert rows[1].ordinal > rows[0].ordinal  # on places alone, steady rates higher
+
+
+def test_summary_averages_the_seatings_of_a_deal_by_the_candidates_seat() -> None:
+    # 2 players, 2 opponent orders x 2 rotations: seatings put the candidate in seats 0, 1, 0, 1
+    metrics = np.zeros((1, 4, len(METRICS)), dtype=np.int32)
+    metrics[0, :, NET] = [4, 0, 2, -2]
+    s = summarize("a", "b", metrics, np.array([1]), candidate_seats=np.array([0, 1, 0, 1]))
+    assert s.hands == 4 and s.x_per_hand == 1.0
+    assert s.by_position == (-1.0, 3.0)  # the leader is seat 1: position 0 is seat 1, position 1 is seat 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,8 @@ def test_smoke_run_writes_logs_checkpoints_and_the_evaluation(smoke: tuple[Path,
 
     checkpoint = run / "checkpoints" / "step_000000128"
     assert (checkpoint / "config.yaml").is_file()
+    for weights in ("policy.safetensors", "trainer.safetensors"):  # not 0600: the mode of any new file
+        assert (checkpoint / weights).stat().st_mode & 0o777 == (checkpoint / "config.yaml").stat().st_mode & 0o777
     policy = load_policy(checkpoint / "policy.json")
     assert policy.metadata["encoding_version"] == ENCODING_VERSION
     assert policy.metadata["num_timesteps"] == 128
@@ -84,3 +87,38 @@ def test_resume_from_a_damaged_checkpoint_fails_with_a_message(smoke: tuple[Path
     assert out.returncode == 2
     assert f"error: cannot resume: {damaged}: cannot read the trainer state" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("total", ["128", "64"])
+def test_resume_with_nothing_left_to_train_is_refused_before_writing(
+    smoke: tuple[Path, str], tmp_path: Path, total: str
+) -> None:
+    run, _ = smoke
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    command = [sys.executable, str(ROOT / "train.py"), "--resume", str(copy / "checkpoints" / "step_000000128")]
+    out = subprocess.run([*command, "--set", f"total_timesteps={total}"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2
+    assert f"is at step 128 and total_timesteps is {total}: nothing left to train" in out.stderr
+    assert "--set total_timesteps=256" in out.stderr
+    assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before  # final/ and config.yaml untouched
+
+
+def test_the_progress_bar_ends_at_its_total(tmp_path: Path) -> None:
+    # 200 steps in rollouts of 2 x 32: SB3 runs to 256, and the bar's total says so
+    args = ["--config", "configs/smoke.yaml", "--set", "total_timesteps=200", "--set", "final_eval_deals=0"]
+    command = [
+        sys.executable,
+        str(ROOT / "train.py"),
+        *args,
+        "--set",
+        "progress_bar=true",
+        "--set",
+        f"run_dir={tmp_path}",
+    ]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    counts = re.findall(r"(\d+)/(\d+) \[", out.stderr)
+    assert counts and counts[-1] == ("256", "256")
+    assert all(int(done) <= int(total) for done, total in counts)

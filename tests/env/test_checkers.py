@@ -1,0 +1,44 @@
+"""The ecosystem's four checkers on the defaults, run exactly as a user would, in a fresh interpreter.
+
+A fresh interpreter, because the gymnasium id is registered by an import (``import sam_env.wrappers``),
+and a test inside the suite would find it registered by whatever ran before.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+USER_SCRIPT = """
+import warnings
+
+import gymnasium
+import sam_env
+import sam_env.wrappers  # registers "sam_env/Sam-v0"
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+for n_players in (2, 5):
+    rules = sam_env.RuleConfig(n_players=n_players)
+    with warnings.catch_warnings(action="ignore"):  # about Dict observations and api_test's dummy reset option
+        api_test(sam_env.env(rules=rules), num_cycles=300)
+    seed_test(lambda render_mode=None: sam_env.env(rules=rules, render_mode=render_mode), num_cycles=300)
+with warnings.catch_warnings(action="ignore"):
+    api_test(sam_env.env(), num_cycles=300)
+seed_test(sam_env.env, num_cycles=300)
+check_env(gymnasium.make("sam_env/Sam-v0").unwrapped)
+sb3_check_env(gymnasium.make("sam_env/Sam-v0"))
+print("all four checkers passed")
+"""
+
+
+def test_the_four_checkers_pass_on_the_defaults() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", USER_SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "all four checkers passed" in done.stdout
