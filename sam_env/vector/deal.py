@@ -23,7 +23,6 @@ from .tables import (
     DRAGON_HAS_TWO,
     DRAGON_REQ,
     E_INSTANT_WIN,
-    FINISHED_CAPACITY,
     FIRST_HOST,
     FIRST_RANDOM,
     FOT_COUNT,
@@ -124,7 +123,7 @@ def deal_until_playable(b, t, rp):
     """
     n = rp[RP_N]
     while b.tab[t, PHASE] == PHASE_OVER:
-        if b.tab[t, N_FINISHED] == FINISHED_CAPACITY:
+        if b.tab[t, N_FINISHED] == b.fin.shape[1]:
             b.tab[t, NEEDS_DEAL] = 1
             return
         random_deal(b, t, n)

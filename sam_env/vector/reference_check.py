@@ -74,17 +74,22 @@ class ShadowTables:
         self.full = full
         self.envs = [sam_env.env(rules=venv.rules) for _ in range(venv.num_tables)]
         self._fresh = [True] * venv.num_tables
+        self._forced: list[int | None] = [None] * venv.num_tables
+        """A leader given to ``reset``: it applies to the first hand dealt there."""
         self.hands = 0
         self.decisions = 0
 
     # ------------------------------------------------------------------ driving both
 
-    def reset(self, seed: int | None = None) -> Batch:
-        batch = self.venv.reset(seed=seed)
+    def reset(self, seed: int | None = None, options: dict[str, list] | None = None) -> Batch:
+        """Reset the vector env (``options`` as for :meth:`VectorEnv.reset`) and the shadows to its deals."""
+        batch = self.venv.reset(seed=seed, options=options)
         if seed is not None:
             self._fresh = [True] * self.venv.num_tables
         results = self.venv.results()
+        forced = (options or {}).get("leader") or [None] * self.venv.num_tables
         for t in range(self.venv.num_tables):
+            self._forced[t] = forced[t]
             expected = sum((np.array(h.result.net) for h in results.get(t, [])), np.zeros(self.venv.n_players))
             self._check(np.array_equal(batch.rewards[t], expected), t, "rewards at reset", batch.rewards[t], expected)
             for hand in results.get(t, []):
@@ -172,8 +177,11 @@ class ShadowTables:
 
     def _start_hand(self, t: int, deal: tuple[int, ...], leader: int) -> None:
         options: dict[str, object] = {"hands": list(deal)}
-        if self._fresh[t] and self.venv.rules.first_leader == "random":
+        if self._forced[t] is not None:
+            options["leader"] = self._forced[t]
+        elif self._fresh[t] and self.venv.rules.first_leader == "random":
             options["leader"] = leader  # drawn from each engine's own generator: not comparable
+        self._forced[t] = None
         self.envs[t].reset(seed=0 if self._fresh[t] else None, options=options)
         self._fresh[t] = False
 

@@ -42,7 +42,9 @@ F_REASON, F_WINNER, F_NEXT_LEADER, F_INSTANT_WIN, F_SAM_DECLARER, F_SAM_BLOCKER,
 F_LEDGER_LEN, F_FOT_COUNT, F_LEADER = 7, 8, 9
 N_FIN_FIELDS = 10
 FINISHED_CAPACITY = 4
-"""Finished hands one table can report per call: the played hand plus instant-win deals after it."""
+"""Finished hands one table records per kernel call: the played hand plus instant-win deals after it
+(about 1 deal in 80 with every instant-win type on). More are read out by the caller, which then
+lets the kernel deal on (``NEEDS_DEAL``)."""
 LEDGER_CAPACITY = 32
 """Transfers in one hand, at most: ≤ 12 chops (each needs one of ≤ 12 quads dealt), ≤ 8 settlement
 rows, ≤ 4 finish-on-2 rows; Sâm and instant wins end a hand with ≤ 4 rows."""
@@ -198,20 +200,20 @@ class BatchState(NamedTuple):
     rewards: np.ndarray
     """``float32[N, n]``: money credited since the call began, per absolute seat."""
     fin: np.ndarray
-    """``int64[N, FINISHED_CAPACITY, N_FIN_FIELDS]``: hands finished during the call."""
+    """``int64[N, slots, N_FIN_FIELDS]``: hands finished during the call (``slots``: ``FINISHED_CAPACITY``)."""
     fin_ledger: np.ndarray
-    """``int64[N, FINISHED_CAPACITY, LEDGER_CAPACITY, 4]``: their ledgers."""
+    """``int64[N, slots, LEDGER_CAPACITY, 4]``: their ledgers."""
     fin_fot: np.ndarray
-    """``int64[N, FINISHED_CAPACITY, n]``: their seats that finished on 2s, in order."""
+    """``int64[N, slots, n]``: their seats that finished on 2s, in order."""
     fin_dealt: np.ndarray
-    """``int64[N, FINISHED_CAPACITY, n]``: their deals (card masks), to replay or log them."""
+    """``int64[N, slots, n]``: their deals (card masks), to replay or log them."""
     rng: np.ndarray
     """``uint64[N]``: each table's splitmix64 state (deals and random first leaders)."""
 
 
-def allocate(num_tables: int, n_players: int) -> BatchState:
-    """Zeroed state for ``num_tables`` tables of ``n_players`` seats."""
-    n, f = num_tables, FINISHED_CAPACITY
+def allocate(num_tables: int, n_players: int, result_slots: int = FINISHED_CAPACITY) -> BatchState:
+    """Zeroed state for ``num_tables`` tables of ``n_players`` seats, ``result_slots`` finished hands each."""
+    n, f = num_tables, result_slots
     return BatchState(
         tab=np.zeros((n, N_TAB_FIELDS), dtype=np.int64),
         seats=np.zeros((n, n_players, N_SEAT_FIELDS), dtype=np.int64),

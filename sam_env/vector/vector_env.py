@@ -28,6 +28,7 @@ from .deal import deal_pending
 from .results import FinishedHand, finished_hands, transfers
 from .tables import (
     DEALT,
+    FINISHED_CAPACITY,
     HAND,
     LEADER,
     LEDGER_LEN,
@@ -83,6 +84,9 @@ class VectorEnv:
     from numba's on-disk cache), never at ``import sam_env``.
     """
 
+    result_slots = FINISHED_CAPACITY
+    """Finished hands per table the kernels record before handing back to Python to read them out."""
+
     def __init__(
         self, num_tables: int, rules: RuleConfig | None = None, seed: int | None = None, parallel: bool = False
     ) -> None:
@@ -103,7 +107,7 @@ class VectorEnv:
         self.observation_size = int(self._obs_off[-1])
         self.state_size = int(self._state_off[-1])
         self.action_count = N_COMBOS
-        self._b = allocate(self.num_tables, self.n_players)
+        self._b = allocate(self.num_tables, self.n_players, self.result_slots)
         n = self.num_tables
         self._batch = Batch(
             observation=np.zeros((n, self.observation_size), dtype=np.float32),
@@ -151,7 +155,8 @@ class VectorEnv:
         self._spilled = {}
         step = kernels.step_parallel if self.parallel else kernels.step_serial
         step(self._b, self._rp, self._answers, self._obs_off, acts, *self._outputs())
-        self._after_dealing()
+        if self._after_dealing():
+            kernels.outputs(self._b, self._rp, self._answers, self._obs_off, *self._outputs())
         return self._batch
 
     # ------------------------------------------------------------------ on demand
@@ -207,9 +212,13 @@ class VectorEnv:
     def _outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return self._batch.observation, self._batch.action_mask, self._batch.current_seat
 
-    def _after_dealing(self) -> None:
-        """Read out full finished-hand slots and keep dealing there; then mark terminated tables."""
+    def _after_dealing(self) -> bool:
+        """Read out full finished-hand slots and keep dealing there; then mark terminated tables.
+
+        Returns whether any table was dealt here (its outputs must then be written again).
+        """
         b = self._b
+        dealt_here = False
         while True:
             pending = np.flatnonzero(b.tab[:, NEEDS_DEAL]).tolist()
             if not pending:
@@ -217,9 +226,11 @@ class VectorEnv:
             for t in pending:
                 self._spilled.setdefault(t, []).extend(finished_hands(b, t, self.n_players))
             deal_pending(b, self._rp)
+            dealt_here = True
         np.greater(b.tab[:, N_FINISHED], 0, out=self._batch.terminated)
         for t in self._spilled:
             self._batch.terminated[t] = True
+        return dealt_here
 
     def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
         arr = np.asarray(actions)
