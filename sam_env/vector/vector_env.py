@@ -242,7 +242,7 @@ class VectorEnv:
         if out_of_range.size:
             t = int(out_of_range[0])
             raise IllegalMoveError(
-                f"table {t}: action {arr[t]!r} is not an action index in 0..{N_COMBOS - 1}; "
+                f"table {t}: seat {int(self._b.tab[t, TO_ACT])}: action {int(arr[t])} is not an action index in 0..{N_COMBOS - 1}; "
                 f"legal moves: {self._legal_names(t)}; no table was changed"
             )
         return np.ascontiguousarray(arr, dtype=np.int64)
