@@ -241,8 +241,9 @@ class VectorEnv:
         out_of_range = np.flatnonzero((arr < 0) | (arr >= N_COMBOS))
         if out_of_range.size:
             t = int(out_of_range[0])
+            seat = int(self._b.tab[t, TO_ACT])
             raise IllegalMoveError(
-                f"table {t}: seat {int(self._b.tab[t, TO_ACT])}: action {int(arr[t])} is not an action index in 0..{N_COMBOS - 1}; "
+                f"table {t}: seat {seat}: action {int(arr[t])} is not an action index in 0..{N_COMBOS - 1}; "
                 f"legal moves: {self._legal_names(t)}; no table was changed"
             )
         return np.ascontiguousarray(arr, dtype=np.int64)
