@@ -56,41 +56,54 @@ def first_illegal(b, rp, answers, actions):
 
 
 @njit(cache=True)
-def step_one(b, t, rp, answers, off, actions, obs, mask, seat_out):
+def step_one(b, t, rp, actions):
+    """Make table ``t``'s action; deal its next hand if this one ended."""
     b.tab[t, N_FINISHED] = 0
-    b.rewards[t] = 0.0
+    for s in range(rp[RP_N]):
+        b.rewards[t, s] = 0.0
     step_table(b, t, rp, actions[t])
     if b.tab[t, PHASE] == PHASE_OVER:
         deal_until_playable(b, t, rp)
-    outputs_one(b, t, rp, answers, off, obs, mask, seat_out)
-
-
-@njit(cache=True)
-def outputs_one(b, t, rp, answers, off, obs, mask, seat_out):
-    seat = b.tab[t, TO_ACT]
-    seat_out[t] = seat
-    legal_mask_into(b, t, rp, answers, mask[t])
-    observation_into(b, t, seat, rp, off, obs[t])
 
 
 @njit(cache=True)
 def step_serial(b, rp, answers, off, actions, obs, mask, seat_out):
-    """Apply checked actions at every table, deal where a hand ended, write the acting seats' outputs."""
-    for t in range(actions.shape[0]):
-        step_one(b, t, rp, answers, off, actions, obs, mask, seat_out)
+    """Apply checked actions at every table, deal where a hand ended, write the acting seats' outputs.
+
+    One pass per job (step, masks, observations) rather than one pass per table: measured faster,
+    since each loop keeps a small working set and numba does not copy a dozen array arguments
+    into a per-table call.
+    """
+    n_tables = actions.shape[0]
+    for t in range(n_tables):
+        step_one(b, t, rp, actions)
+    for t in range(n_tables):
+        seat_out[t] = b.tab[t, TO_ACT]
+        legal_mask_into(b, t, rp, answers, mask[t])
+    for t in range(n_tables):
+        observation_into(b, t, seat_out[t], rp, off, obs[t])
 
 
 @njit(cache=True, parallel=True)
 def step_parallel(b, rp, answers, off, actions, obs, mask, seat_out):
     """:func:`step_serial` with tables spread over numba's threads (tables share no state)."""
-    for t in prange(actions.shape[0]):
-        step_one(b, t, rp, answers, off, actions, obs, mask, seat_out)
+    n_tables = actions.shape[0]
+    for t in prange(n_tables):
+        step_one(b, t, rp, actions)
+    for t in prange(n_tables):
+        seat_out[t] = b.tab[t, TO_ACT]
+        legal_mask_into(b, t, rp, answers, mask[t])
+    for t in prange(n_tables):
+        observation_into(b, t, seat_out[t], rp, off, obs[t])
 
 
 @njit(cache=True)
 def outputs(b, rp, answers, off, obs, mask, seat_out):
+    """The acting seats, their masks and observations (after a reset)."""
     for t in range(b.tab.shape[0]):
-        outputs_one(b, t, rp, answers, off, obs, mask, seat_out)
+        seat_out[t] = b.tab[t, TO_ACT]
+        legal_mask_into(b, t, rp, answers, mask[t])
+        observation_into(b, t, seat_out[t], rp, off, obs[t])
 
 
 @njit(cache=True)
