@@ -47,28 +47,31 @@ def reset_tables(b, rp, fresh, explicit, has_explicit, leaders):
 
 
 @njit(cache=True)
-def first_illegal(b, rp, answers, actions):
-    """Index of the first table whose action is illegal, or -1: the whole batch is checked first."""
+def first_illegal(b, rp, answers, actions, active):
+    """Index of the first active table whose action is illegal, or -1: the whole batch is checked first."""
     for t in range(actions.shape[0]):
-        if not is_legal(b, t, actions[t], rp, answers):
+        if active[t] and not is_legal(b, t, actions[t], rp, answers):
             return t
     return -1
 
 
 @njit(cache=True)
-def step_one(b, t, rp, actions):
-    """Make table ``t``'s action; deal its next hand if this one ended."""
+def step_one(b, t, rp, actions, active):
+    """Make table ``t``'s action; deal its next hand if this one ended. An inactive table only
+    forgets the last call's rewards and results."""
     b.tab[t, N_FINISHED] = 0
     for s in range(rp[RP_N]):
         b.rewards[t, s] = 0.0
+    if not active[t]:
+        return
     step_table(b, t, rp, actions[t])
     if b.tab[t, PHASE] == PHASE_OVER:
         deal_until_playable(b, t, rp)
 
 
 @njit(cache=True)
-def step_serial(b, rp, answers, off, actions, obs, mask, seat_out):
-    """Apply checked actions at every table, deal where a hand ended, write the acting seats' outputs.
+def step_serial(b, rp, answers, off, actions, active, obs, mask, seat_out):
+    """Apply checked actions at the active tables, deal where a hand ended, write their new outputs.
 
     One pass per job (step, masks, observations) rather than one pass per table: measured faster,
     since each loop keeps a small working set and numba does not copy a dozen array arguments
@@ -76,25 +79,29 @@ def step_serial(b, rp, answers, off, actions, obs, mask, seat_out):
     """
     n_tables = actions.shape[0]
     for t in range(n_tables):
-        step_one(b, t, rp, actions)
+        step_one(b, t, rp, actions, active)
     for t in range(n_tables):
-        seat_out[t] = b.tab[t, TO_ACT]
-        legal_mask_into(b, t, rp, answers, mask[t])
+        if active[t]:
+            seat_out[t] = b.tab[t, TO_ACT]
+            legal_mask_into(b, t, rp, answers, mask[t])
     for t in range(n_tables):
-        observation_into(b, t, seat_out[t], rp, off, obs[t])
+        if active[t]:
+            observation_into(b, t, seat_out[t], rp, off, obs[t])
 
 
 @njit(cache=True, parallel=True)
-def step_parallel(b, rp, answers, off, actions, obs, mask, seat_out):
+def step_parallel(b, rp, answers, off, actions, active, obs, mask, seat_out):
     """:func:`step_serial` with tables spread over numba's threads (tables share no state)."""
     n_tables = actions.shape[0]
     for t in prange(n_tables):
-        step_one(b, t, rp, actions)
+        step_one(b, t, rp, actions, active)
     for t in prange(n_tables):
-        seat_out[t] = b.tab[t, TO_ACT]
-        legal_mask_into(b, t, rp, answers, mask[t])
+        if active[t]:
+            seat_out[t] = b.tab[t, TO_ACT]
+            legal_mask_into(b, t, rp, answers, mask[t])
     for t in prange(n_tables):
-        observation_into(b, t, seat_out[t], rp, off, obs[t])
+        if active[t]:
+            observation_into(b, t, seat_out[t], rp, off, obs[t])
 
 
 @njit(cache=True)
