@@ -10,7 +10,7 @@ from numba import njit, prange
 
 from .deal import deal_until_playable, random_deal, start_dealt_hand
 from .encode import observation_into, state_into
-from .play import is_legal, legal_mask_into, step_table
+from .play import legal_mask_into, step_table
 from .tables import (
     DEALT,
     N_FINISHED,
@@ -47,10 +47,11 @@ def reset_tables(b, rp, fresh, explicit, has_explicit, leaders):
 
 
 @njit(cache=True)
-def first_illegal(b, rp, answers, actions, active):
-    """Index of the first active table whose action is illegal, or -1: the whole batch is checked first."""
+def first_illegal(mask, actions, active):
+    """Index of the first active table whose action its mask forbids, or -1: the whole batch is
+    checked before any table moves. ``mask`` is the engine's own copy of the masks it last wrote."""
     for t in range(actions.shape[0]):
-        if active[t] and not is_legal(b, t, actions[t], rp, answers):
+        if active[t] and not mask[t, actions[t]]:
             return t
     return -1
 
@@ -123,12 +124,6 @@ def observe_seats(b, rp, off, seats, out):
 def states(b, rp, off, out):
     for t in range(out.shape[0]):
         state_into(b, t, rp, off, out[t])
-
-
-@njit(cache=True)
-def masks(b, rp, answers, out):
-    for t in range(out.shape[0]):
-        legal_mask_into(b, t, rp, answers, out[t])
 
 
 @njit(cache=True)

@@ -158,23 +158,6 @@ def chain_value(b, t, rp):
 
 
 @njit(cache=True)
-def is_legal(b, t, move, rp, answers):
-    """Whether the seat to act may make ``move`` (0 ≤ move < N_COMBOS) now."""
-    phase = b.tab[t, PHASE]
-    if phase == PHASE_SAM:
-        return move == DECLARE_SAM or move == DECLARE_SAM + 1
-    if phase != PHASE_PLAY:
-        return False
-    seat = b.tab[t, TO_ACT]
-    unary = b.seats[t, seat, UNARY]
-    req = COMBO_REQ[move]
-    if not answers[b.tab[t, TABLE_COMBO] + 1, move] or (req & unary) != req:
-        return False
-    rank = COMBO_SINGLE_RANK[move]
-    return not (rp[RP_BAO1_FORCED] and 0 <= rank < highest_rank(unary) and responsible(b, t, seat, rp[RP_N]))
-
-
-@njit(cache=True)
 def legal_mask_into(b, t, rp, answers, out):
     """Write the legal moves of the seat to act into ``out`` (``bool[N_COMBOS]``)."""
     out[:] = False

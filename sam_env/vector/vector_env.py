@@ -119,6 +119,7 @@ class VectorEnv:
         self._spilled: dict[int, list[FinishedHand]] = {}
         self._has_reset = False
         self._all_tables = np.ones(n, dtype=bool)
+        self._mask = np.zeros((n, N_COMBOS), dtype=bool)
 
     # ------------------------------------------------------------------ the contract
 
@@ -142,6 +143,7 @@ class VectorEnv:
         self._has_reset = True
         self._after_dealing()
         kernels.outputs(self._b, self._rp, self._answers, self._obs_off, *self._outputs())
+        np.copyto(self._batch.action_mask, self._mask)
         return self._batch
 
     def step(self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None) -> Batch:
@@ -156,7 +158,7 @@ class VectorEnv:
             raise RuntimeError("call reset() before step()")
         moving = self._check_active(active)
         acts = self._check_actions(actions, moving)
-        bad = kernels.first_illegal(self._b, self._rp, self._answers, acts, moving)
+        bad = kernels.first_illegal(self._mask, acts, moving)
         if bad >= 0:
             self._reject(bad, int(acts[bad]))
         self._spilled = {}
@@ -164,6 +166,7 @@ class VectorEnv:
         step(self._b, self._rp, self._answers, self._obs_off, acts, moving, *self._outputs())
         if self._after_dealing():
             kernels.outputs(self._b, self._rp, self._answers, self._obs_off, *self._outputs())
+        np.copyto(self._batch.action_mask, self._mask)
         return self._batch
 
     @property
@@ -222,7 +225,9 @@ class VectorEnv:
     # ------------------------------------------------------------------ helpers
 
     def _outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self._batch.observation, self._batch.action_mask, self._batch.current_seat
+        """Where the kernels write: the masks go to the engine's own copy, which checks the next
+        actions (the caller may edit ``batch.action_mask``), and are then copied out."""
+        return self._batch.observation, self._mask, self._batch.current_seat
 
     def _after_dealing(self) -> bool:
         """Read out full finished-hand slots and keep dealing there; then mark terminated tables.
@@ -277,9 +282,7 @@ class VectorEnv:
         )
 
     def _legal_names(self, t: int) -> str:
-        mask = np.zeros((self.num_tables, N_COMBOS), dtype=bool)
-        kernels.masks(self._b, self._rp, self._answers, mask)
-        return ", ".join(COMBOS[i].name for i in np.flatnonzero(mask[t]))
+        return ", ".join(COMBOS[i].name for i in np.flatnonzero(self._mask[t]))
 
     def _table_index(self, table: int) -> int:
         if isinstance(table, bool) or not isinstance(table, (int, np.integer)) or not 0 <= table < self.num_tables:
