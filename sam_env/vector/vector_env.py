@@ -24,6 +24,7 @@ from ..core.game import IllegalMoveError
 from ..core.ledger import Transfer
 from ..core.rules import RuleConfig
 from . import batch as kernels
+from .cache import drop_stale_cache
 from .deal import deal_pending
 from .results import FinishedHand, finished_hands, transfers
 from .tables import (
@@ -44,6 +45,7 @@ from .tables import (
 )
 
 RESET_OPTIONS = ("hands", "leader")
+drop_stale_cache(kernels.step_serial)
 
 
 @dataclass
