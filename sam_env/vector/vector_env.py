@@ -181,7 +181,10 @@ class VectorEnv:
     def observe(self, seats: int | np.ndarray | Sequence[int], out: np.ndarray | None = None) -> np.ndarray:
         """``float32[N, obs_dim]``: the observation of ``seats`` (one seat for all tables, or one per
         table) — for centralized critics and opponents. Written into ``out`` when given."""
-        seat_arr = np.broadcast_to(np.asarray(seats), (self.num_tables,))
+        seat_arr = np.asarray(seats)
+        if seat_arr.shape not in ((), (self.num_tables,)):
+            raise ValueError(f"seats must be one seat or one per table ({self.num_tables}), got shape {seat_arr.shape}")
+        seat_arr = np.broadcast_to(seat_arr, (self.num_tables,))
         if seat_arr.dtype.kind not in "iu" or np.any((seat_arr < 0) | (seat_arr >= self.n_players)):
             raise ValueError(f"seats must be seat numbers in 0..{self.n_players - 1}, got {seats!r}")
         out = self._out_array(out, (self.num_tables, self.observation_size), "out")

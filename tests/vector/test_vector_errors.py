@@ -121,6 +121,8 @@ def test_bad_seats_to_observe_and_bad_buffers() -> None:
         venv.observe(4)
     with pytest.raises(ValueError, match=r"seats must be seat numbers"):
         venv.observe(np.array([0.5, 1.0]))
+    with pytest.raises(ValueError, match=r"seats must be one seat or one per table \(2\), got shape \(3,\)"):
+        venv.observe([0, 1, 2])
     with pytest.raises(ValueError, match=r"out must be a float32 array of shape \(2, 586\)"):
         venv.observe(0, out=np.zeros((2, 586)))
     with pytest.raises(ValueError, match=r"table must be an int in 0\.\.1"):
