@@ -140,9 +140,9 @@ def plot(rows: list[Result], aec: float, path: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name in dict.fromkeys(r.name for r in rows if r.tables > 0):
-        pts = [(r.tables, r.decisions_per_s) for r in rows if r.name == name]
-        ax.plot(*zip(*pts, strict=True), marker="o", label=name)
+    for name, sam in dict.fromkeys((r.name, r.sam) for r in rows):
+        pts = [(r.tables, r.decisions_per_s) for r in rows if (r.name, r.sam) == (name, sam)]
+        ax.plot(*zip(*pts, strict=True), marker="o", label=f"{name}, Sâm {'on' if sam else 'off'}")
     ax.axhline(aec, color="grey", linestyle="--", label="AEC sam_env.env(), Sâm on")
     ax.axhline(TARGET_PER_CORE, color="red", linestyle=":", label="target: 1M decisions/s per core")
     ax.set_xscale("log", base=2)
