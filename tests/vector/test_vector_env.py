@@ -141,3 +141,16 @@ def test_spilled_results_when_more_hands_end_than_one_table_can_hold() -> None:
         batch = shadow.step(batch, random_actions(rng, batch.action_mask))
         most = max([most, *(len(hands) for hands in shadow.venv.results().values())])
     assert most > OneSlot.result_slots, "this seed is chosen to overflow the result slot at least once"
+
+
+def test_the_parallel_variant_plays_exactly_as_the_serial_one() -> None:
+    rules = RuleConfig(n_players=5, finish_on_two="lose_and_continue", instant_wins={"five_pairs"})
+    serial, parallel = VectorEnv(64, rules, seed=9), VectorEnv(64, rules, seed=9, parallel=True)
+    rng = np.random.default_rng(0)
+    a, b = serial.reset(), parallel.reset()
+    for _ in range(60):
+        actions = random_actions(rng, a.action_mask)
+        a, b = serial.step(actions), parallel.step(actions)
+        for name in ("observation", "action_mask", "current_seat", "rewards", "terminated"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert np.array_equal(serial.state(), parallel.state())
