@@ -72,6 +72,7 @@ class LearnerTables:
             )
         self.opponent = opponent if opponent is not None else RandomLegalPolicy(seed)
         self.learner_seats = self._check_seats(learner_seats, n)
+        self.reset_rewards = np.zeros(self.num_tables, dtype=np.float32)
         self.last_hands: dict[int, list] = {}
         """The hands that ended during the last ``reset``/``step``, per table (as :meth:`VectorEnv.results`)."""
 
@@ -95,11 +96,16 @@ class LearnerTables:
         return self.venv.observation_size
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """New tables (or the next hands, without a seed); the learner's observations and masks."""
+        """New tables (or the next hands, without a seed); the learner's observations and masks.
+
+        Money the learner's seat received before its first decision (opponents' chops, instant
+        wins) is no step's reward; it is kept in :attr:`reset_rewards` for evaluations.
+        """
         batch = self.venv.reset(seed=seed)
         self.last_hands = {}
         self._collect()
-        self._play_opponents(np.zeros(self.num_tables, dtype=np.float32), batch.terminated.copy())
+        self.reset_rewards = batch.rewards[np.arange(self.num_tables), self.learner_seats].copy()
+        self._play_opponents(self.reset_rewards, batch.terminated.copy())
         return batch.observation.copy(), batch.action_mask.copy()
 
     def step(self, actions: np.ndarray | Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

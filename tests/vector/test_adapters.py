@@ -48,7 +48,9 @@ def test_the_learner_acts_at_every_table_and_its_reward_is_its_own_money() -> No
     obs, masks = tables.reset(seed=1)
     learner = tables.learner_seats
     assert learner.tolist() == [t % 3 for t in range(12)]
-    total, settled = np.zeros(12), np.zeros(12)
+    total, settled = tables.reset_rewards.astype(float), np.zeros(12)
+    for t, hands in tables.last_hands.items():
+        settled[t] += sum(h.result.net[learner[t]] for h in hands)
     for _ in range(150):
         assert np.array_equal(venv.batch.current_seat, learner)
         assert np.array_equal(obs, venv.observe(learner)) and np.array_equal(masks, tables.action_masks())
