@@ -3,9 +3,10 @@
 ``sam_env.env(rules=RuleConfig(...))`` is the AEC environment with PettingZoo's standard
 wrapper; ``sam_env.raw_env`` the unwrapped class; ``sam_env.core`` the rules engine alone.
 
-The environment layer (``env``, ``raw_env``, ``SingleAgentEnv``) is imported on first use, so
-that ``import sam_env.core`` (which runs this file first) loads no pettingzoo, gymnasium or
-torch: the dependency direction of STYLE.md. The gymnasium id ``sam_env/Sam-v0`` is registered by
+The environment layer (``env``, ``raw_env``, ``SingleAgentEnv``, and
+``VectorEnv``, the batched compiled engine) is imported on first use, so
+that ``import sam_env.core`` (which runs this file first) loads no pettingzoo, gymnasium,
+torch or numba: the dependency direction of STYLE.md. The gymnasium id ``sam_env/Sam-v0`` is registered by
 :mod:`sam_env.wrappers`, where the single-agent view lives (see :func:`register_gymnasium_id`).
 """
 
@@ -33,7 +34,12 @@ from .encoding import ENCODING_VERSION, N_ACTIONS, action_index, action_name
 
 GYMNASIUM_ID = "sam_env/Sam-v0"
 
-_LAZY = {"env": "sam_env.aec_env", "raw_env": "sam_env.aec_env", "SingleAgentEnv": "sam_env.wrappers"}
+_LAZY = {
+    "env": "sam_env.aec_env",
+    "raw_env": "sam_env.aec_env",
+    "SingleAgentEnv": "sam_env.wrappers",
+    "VectorEnv": "sam_env.vector",
+}
 
 
 _deprecated = deprecated_names(__name__, {"Policy": (Bot, "sam_env.Bot")})
@@ -90,6 +96,7 @@ __all__ = [
     "SingleAgentEnv",
     "Table",
     "Transfer",
+    "VectorEnv",
     "action_index",
     "action_name",
     "env",
