@@ -190,9 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # 7. Evaluate the final policy in duplicate against every baseline.
     if config.final_eval_deals and config.final_eval_opponents:
         report = {"run": run_name, "steps": int(model.num_timesteps), "train_seconds": round(train_seconds, 1)}
-        label = f"ppo[{config.name}]"
         opponents, deals = config.final_eval_opponents, config.final_eval_deals
-        final_evaluation(load_policy(final), label, opponents, deals, config.eval_seed, run_dir, report)
+        final_evaluation(load_policy(final), f"ppo[{config.name}]", opponents, deals, config.eval_seed, run_dir, report)
     print(f"\nlearning curve: {run_dir / 'learning_curve.png'}")
     return 0
 
