@@ -144,3 +144,17 @@ def test_no_module_imports_a_layer_above_it(folder: str, forbidden: tuple[str, .
         and not name.startswith(DEPRECATED_SHIMS.get(str(path.relative_to(ROOT)), "-"))
     }
     assert not offenders, sorted(offenders)
+
+
+SIZE_LIMITS = {"train.py": 200, **{folder: 450 for folder in ("sam_env", "agents", "evaluation", "apps", "training")}}
+
+
+@pytest.mark.parametrize(("place", "limit"), SIZE_LIMITS.items(), ids=list(SIZE_LIMITS))
+def test_modules_stay_small(place: str, limit: int) -> None:
+    """The developer guide's limits (train.py is the story of a run, a module one job), kept by a test."""
+    path = ROOT / place
+    files = [path] if path.is_file() else sorted(path.rglob("*.py"))
+    too_long = {
+        str(f.relative_to(ROOT)): n for f in files if (n := len(f.read_text(encoding="utf-8").splitlines())) > limit
+    }
+    assert files and not too_long, f"over {limit} lines: {too_long}"
