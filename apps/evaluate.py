@@ -115,6 +115,11 @@ def plan_matches(args: argparse.Namespace, rules: RuleConfig) -> list[Match]:
         matches = [Match(c, lineup) for c in candidates]
     elif against:
         matches = [Match(c, (a,) * (n - 1)) for c in candidates for a in against if a != c]
+        if not matches and not mirror:
+            raise ValueError(
+                "nothing to play: --against names only the candidate itself; "
+                "use --mirror to play a bot against copies of itself"
+            )
     else:
         if len(candidates) < 2 and not mirror:
             raise ValueError("a round-robin needs at least two --candidates (or use --opponents or --mirror)")

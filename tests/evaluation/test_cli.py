@@ -57,6 +57,7 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
         (["--candidates", "heuristic", "greedy", "--rules", "/no/such/file.yaml"], "does not exist"),
         (["--candidates", "heuristic", "/no/such/policy.json"], "no such checkpoint"),
         (["--candidates", "heuristic"], "at least two --candidates"),
+        (["--candidates", "heuristic", "--against", "heuristic"], "nothing to play: --against names only"),
         (["--candidates", "heuristic", "--opponents", "greedy", "random"], "needs 3 names"),
         (["--candidates", "heuristic", "greedy", "--mirror", "random"], "must be among --candidates"),
         (["--candidates", "heuristic", "--deals", "ten"], "invalid int value"),
