@@ -50,7 +50,8 @@ class TrainingSchedule(BaseCallback):
     def _on_training_start(self) -> None:
         step, c = self.num_timesteps, self.config
         self.next_snapshot = _next_due(step, c.snapshot_every)
-        self.next_eval = _next_due(step, c.eval_every) if step else 0
+        # A fresh run is evaluated once before learning (the curve's first point), unless eval_every is 0 (never).
+        self.next_eval = 0 if step == 0 and c.eval_every else _next_due(step, c.eval_every)
         self.next_checkpoint = _next_due(step, c.checkpoint_every)
         self.start_step, self.start_time = step, time.perf_counter()
         # SB3 stops at the first whole rollout past total_timesteps, so the bar's total is that step,

@@ -122,3 +122,21 @@ def test_the_progress_bar_ends_at_its_total(tmp_path: Path) -> None:
     counts = re.findall(r"(\d+)/(\d+) \[", out.stderr)
     assert counts and counts[-1] == ("256", "256")
     assert all(int(done) <= int(total) for done, total in counts)
+
+
+def test_eval_every_zero_never_evaluates(tmp_path: Path) -> None:
+    """``eval_every: 0`` means no evaluation during the run, not even the one a fresh run makes at step 0."""
+    stdout = _train(
+        tmp_path,
+        "--config",
+        "configs/smoke.yaml",
+        "--set",
+        "total_timesteps=64",
+        "--set",
+        "eval_every=0",
+        "--set",
+        "final_eval_deals=0",
+        "--set",
+        "checkpoint_every=0",
+    )
+    assert "vs heuristic x3" not in stdout
