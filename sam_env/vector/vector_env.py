@@ -100,8 +100,10 @@ class VectorEnv:
         self.num_tables = int(num_tables)
         self.rules = rules
         self.n_players = rules.n_players
-        self.parallel = bool(parallel)
-        self._seed = seed
+        if not isinstance(parallel, bool):
+            raise TypeError(f"parallel must be True or False, got {parallel!r}")
+        self.parallel = parallel
+        self._seed = _checked_seed(seed)
         self._rp = rule_params(rules)
         self._answers = answers_of(rules)
         self._obs_off = observation_offsets(self.n_players)
@@ -135,6 +137,7 @@ class VectorEnv:
         (``None`` for the rule's). A deal with an instant win is settled here and reported like a
         finished hand (``terminated``, ``rewards``, :meth:`results`); the table is dealt again.
         """
+        seed = _checked_seed(seed)
         explicit, has_explicit, leaders = self._parse_options(options)
         fresh = seed is not None or not self._has_reset
         if fresh:
@@ -338,3 +341,10 @@ class VectorEnv:
         if len(values) != self.num_tables:
             raise ValueError(f"options[{name!r}] must have one entry per table ({self.num_tables}), got {len(values)}")
         return list(values)
+
+
+def _checked_seed(seed: object) -> int | None:
+    """A seed for ``numpy.random.SeedSequence``, checked here so that a bad one is named as a seed."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+    return None if seed is None else int(seed)

@@ -112,6 +112,19 @@ def test_bad_constructor_arguments() -> None:
         VectorEnv(0)
     with pytest.raises(TypeError, match=r"rules must be a sam_env\.RuleConfig"):
         VectorEnv(2, rules={"n_players": 3})
+    with pytest.raises(ValueError, match=r"seed must be None or a non-negative int, got -3"):
+        VectorEnv(2, seed=-3)
+    with pytest.raises(TypeError, match="parallel must be True or False, got 'yes'"):
+        VectorEnv(2, parallel="yes")
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "a", True])
+def test_a_bad_reset_seed_is_named_and_changes_nothing(seed: object) -> None:
+    venv = VectorEnv(2, seed=0)
+    before = venv.reset().observation.copy()
+    with pytest.raises(ValueError, match=r"seed must be None or a non-negative int"):
+        venv.reset(seed=seed)
+    assert np.array_equal(venv.reset(seed=0).observation, before)
 
 
 def test_bad_seats_to_observe_and_bad_buffers() -> None:
