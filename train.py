@@ -50,7 +50,7 @@ from agents.ppo.checkpoint import load_policy
 from agents.ppo.sb3 import policy_kwargs
 from training import rllib
 from training.checkpoints import (
-    check_steps_left,
+    check_resume,
     read_trainer_state,
     restore_trainer,
     run_dir_of,
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.resume is not None:
             config = load_config(args.resume / "config.yaml", args.overrides, args.address)
             trainer = read_trainer_state(args.resume)
-            check_steps_left(args.resume, trainer, config)
+            check_resume(args.resume, trainer, config)
         else:
             path = args.config or Path(__file__).parent / "configs" / "default.yaml"
             if (data := load_config_data(path, args.overrides)).get("backend") == "rllib":  # on Ray RLlib

@@ -16,11 +16,18 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
-from safetensors import SafetensorError
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from sb3_contrib import MaskablePPO
 
-from agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy, save_weights
+from agents.ppo.checkpoint import (
+    CheckpointError,
+    PolicyCheckpoint,
+    load_policy,
+    policy_metadata,
+    save_policy,
+    save_weights,
+)
 
 from .config import ConfigError, TrainConfig
 
@@ -79,11 +86,13 @@ def read_trainer_state(folder: Path) -> dict[str, Any]:
     return trainer
 
 
-def check_steps_left(folder: Path, trainer: Mapping[str, Any], config: TrainConfig) -> None:
-    """Refuse a resume with nothing left to train, before anything is written.
+def check_resume(folder: Path, trainer: Mapping[str, Any], config: TrainConfig) -> None:
+    """Refuse a resume that cannot or should not run, before anything is written.
 
-    Resuming writes into the checkpoint's run (``final/``, ``config.yaml``, the evaluation), so a
-    total at or below the steps already done would only overwrite the run's results with a copy.
+    Resuming writes into the checkpoint's run (``final/``, ``config.yaml``, TensorBoard events), so
+    everything :func:`restore_trainer` needs is checked first: steps left to train (a total at or
+    below the steps already done would only overwrite the run's results with a copy), a policy that
+    loads and has the config's network and table, and a readable ``trainer.safetensors``.
     """
     done = int(trainer["num_timesteps"])
     if config.total_timesteps <= done:
@@ -92,6 +101,25 @@ def check_steps_left(folder: Path, trainer: Mapping[str, Any], config: TrainConf
             f"and resuming would overwrite the run's final/ and config.yaml; raise the total, e.g. "
             f"--set total_timesteps={2 * done}, or start a new run with --config"
         )
+    try:
+        _checked_policy(folder, config)
+        with safe_open(str(folder / "trainer.safetensors"), framework="pt") as trainer_tensors:
+            trainer_tensors.keys()
+    except CheckpointError as err:
+        raise ConfigError(f"cannot resume: {err}") from None
+    except (OSError, SafetensorError) as err:
+        raise ConfigError(
+            f"cannot resume: {folder}: cannot read the trainer state (trainer.json + trainer.safetensors) to resume: "
+            f"{err}"
+        ) from None
+
+
+def _checked_policy(folder: Path, config: TrainConfig) -> PolicyCheckpoint:
+    """The checkpoint's policy, refused unless it has the config's network (and table)."""
+    policy = load_policy(folder / "policy", n_players=config.rule_config.n_players)
+    if policy.arch != config.arch:
+        raise ConfigError(f"{folder}: the checkpoint's network {policy.arch} differs from the config's {config.arch}")
+    return policy
 
 
 def run_dir_of(checkpoint: Path) -> Path:
@@ -107,9 +135,7 @@ def restore_trainer(
 
     ``trainer`` is the folder's ``trainer.json`` (:func:`read_trainer_state`).
     """
-    policy = load_policy(folder / "policy", n_players=config.rule_config.n_players)
-    if policy.arch != config.arch:
-        raise ConfigError(f"{folder}: the checkpoint's network {policy.arch} differs from the config's {config.arch}")
+    policy = _checked_policy(folder, config)
     try:
         tensors = load_file(str(folder / "trainer.safetensors"))
     except (OSError, SafetensorError) as err:

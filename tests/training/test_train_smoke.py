@@ -87,6 +87,19 @@ def test_resume_from_a_damaged_checkpoint_fails_with_a_message(smoke: tuple[Path
     assert out.returncode == 2
     assert f"error: cannot resume: {damaged}: cannot read the trainer state" in out.stderr
     assert "Traceback" not in out.stderr
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["checkpoints"]  # nothing written into the run
+
+
+def test_resume_with_another_network_is_refused_before_writing(smoke: tuple[Path, str], tmp_path: Path) -> None:
+    run, _ = smoke
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    command = [sys.executable, str(ROOT / "train.py"), "--resume", str(copy / "checkpoints" / "step_000000128")]
+    out = subprocess.run([*command, "--set", "pi_layers=[16]"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2
+    assert "the checkpoint's network" in out.stderr and "differs from the config's" in out.stderr
+    assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before  # config.yaml, events untouched
 
 
 @pytest.mark.parametrize("total", ["128", "64"])
