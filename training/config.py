@@ -319,6 +319,11 @@ def load_config(path: Path, overrides: Sequence[str] = (), address: str | None =
     if address is not None:
         raise ConfigError("--address is for configs with backend: rllib (a Ray cluster)")
     data = load_config_data(path, overrides)
+    if data.get("backend") == "rllib":
+        raise ConfigError(
+            f"{path} is a backend: rllib config; run it with train.py --config (train.py --resume continues "
+            "SB3 runs only: the RLlib backend has no resume yet, docs/rllib.md)"
+        )
     try:
         return config_from_dict(data)
     except ConfigError as err:

@@ -111,3 +111,9 @@ def test_a_run_folder_is_found_from_a_step_checkpoint_or_the_final_one(tmp_path:
     run = tmp_path / "runs" / "smoke__s7__20260101-000000"
     assert run_dir_of(run / "checkpoints" / "step_000000128") == run.resolve()
     assert run_dir_of(run / "final") == run.resolve()
+
+
+def test_an_rllib_config_is_named_as_such_where_an_sb3_config_is_read() -> None:
+    """``--resume`` of an RLlib run reads its config.yaml as an SB3 config: say so, not 'unknown fields'."""
+    with pytest.raises(ConfigError, match=r"is a backend: rllib config; run it with train.py --config"):
+        load_config(ROOT / "configs" / "rllib_smoke.yaml")
