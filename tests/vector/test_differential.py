@@ -37,6 +37,15 @@ def test_env_test_configurations_agree_with_the_reference(name: str) -> None:
     assert shadow.hands > 0
 
 
+def test_random_rules_vary_every_rule_option() -> None:
+    """A new ``RuleConfig`` option fails here until the differential test draws it, so the compiled
+    engine cannot ignore an option the reference plays."""
+    rng = np.random.default_rng(0)
+    drawn = [random_rules(rng).to_dict() for _ in range(200)]
+    fixed = sorted(k for k in drawn[0] if len({repr(d[k]) for d in drawn}) < 2)
+    assert not fixed, f"random_rules never varies {fixed}; draw them in sam_env/vector/reference_check.py"
+
+
 def test_the_checker_sees_a_wrong_engine() -> None:
     """A checker that cannot fail proves nothing: a vector engine with another chop stake must be caught."""
     venv = VectorEnv(8, RuleConfig(allow_sam=False), seed=1)
