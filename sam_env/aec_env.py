@@ -251,10 +251,13 @@ class raw_env(AECEnv):
 
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
         hands, leader = self._parse_options(options)
-        if seed is not None or self.table is None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
-            self.table = Table(self.rules, self.np_random)
-        hand = self.table.new_hand(deal=hands, leader=leader)
+        table = self.table
+        if seed is not None or table is None:
+            np_random, np_random_seed = seeding.np_random(seed)
+            table = Table(self.rules, np_random)
+        hand = table.new_hand(deal=hands, leader=leader)  # a bad deal or leader raises before the env changes
+        if table is not self.table:
+            self.table, self.np_random, self.np_random_seed = table, np_random, np_random_seed
         self.hand = hand
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

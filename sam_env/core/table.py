@@ -42,15 +42,13 @@ class Table:
         """
         self._record_previous()
         n = self.rules.n_players
-        hands = random_deal(self.rules, self.rng) if deal is None else parse_deal(self.rules, deal)
-        if leader is not None:
+        if leader is not None:  # checked before a random deal draws from the generator: a refusal changes nothing
             if not isinstance(leader, (int, np.integer)) or isinstance(leader, bool) or not 0 <= leader < n:
                 raise DealError(f"leader must be a seat in 0..{n - 1}, got {leader!r}")
             leader = int(leader)
-        elif self.next_leader is not None:
-            leader = self.next_leader
-        else:
-            leader = self._first_leader(hands)
+        hands = random_deal(self.rules, self.rng) if deal is None else parse_deal(self.rules, deal)
+        if leader is None:
+            leader = self.next_leader if self.next_leader is not None else self._first_leader(hands)
         self.hand = Hand(self.rules, hands, leader)
         self.hands_played += 1
         return self.hand

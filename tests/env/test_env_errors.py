@@ -167,3 +167,25 @@ def test_last_after_every_agent_left_the_hand_says_to_reset(wrapped: bool) -> No
         env.last()
     env.reset()
     assert env.last()[0]["action_mask"].any() or env.unwrapped.over
+
+
+@pytest.mark.parametrize("options", [{"leader": 9}, {"hands": [["ZZ"] * 10] * 4}], ids=["bad_leader", "bad_deal"])
+@pytest.mark.parametrize("seed", [None, 5])
+def test_a_refused_reset_changes_nothing(options: dict[str, object], seed: int | None) -> None:
+    """Neither the table's generator (a bad leader used to draw a random deal first) nor, with a seed,
+    the table itself: the next hand is the one it would have been without the refused call."""
+
+    def next_deals(env) -> list[list[int]]:
+        deals = []
+        for _ in range(2):
+            env.reset()
+            deals.append(list(env.unwrapped.hand.dealt))
+        return deals
+
+    expected = sam_env.env()
+    expected.reset(seed=0)
+    env = sam_env.env()
+    env.reset(seed=0)
+    with pytest.raises((DealError, CardError)):
+        env.reset(seed=seed, options=options)
+    assert next_deals(env) == next_deals(expected)
