@@ -396,7 +396,7 @@ class raw_env(AECEnv):
             return None, None
         if not isinstance(options, Mapping):
             raise ValueError(f"reset options must be a dict with keys {list(RESET_OPTIONS)}, got {options!r}")
-        unknown = sorted(k for k in options if k not in RESET_OPTIONS)
+        unknown = sorted((k for k in options if k not in RESET_OPTIONS), key=repr)  # keys of any type
         if unknown:
             message = f"unknown reset option(s) {unknown}; expected some of {list(RESET_OPTIONS)}"
             if self.strict_options:

@@ -124,6 +124,7 @@ def test_unknown_option_warns_by_default() -> None:
     [
         ({"hand": GOOD}, r"unknown reset option\(s\) \['hand'\]; expected some of \['hands', 'leader'\]"),
         ({"seed": 3, "leader": 1}, r"unknown reset option\(s\) \['seed'\]"),
+        ({7: 1, "x": 2}, r"unknown reset option\(s\) \['x', 7\]"),  # keys of mixed types are named, not a TypeError
     ],
 )
 def test_unknown_option_raises_in_strict_mode(options: dict[str, object], says: str) -> None:
