@@ -3,9 +3,10 @@
 ``sam_env.env(rules=RuleConfig(...))`` is the AEC environment with PettingZoo's standard
 wrapper; ``sam_env.raw_env`` the unwrapped class; ``sam_env.core`` the rules engine alone.
 
-The environment layer (``env``, ``raw_env``, ``SingleAgentEnv``) is imported on first use, so
-that ``import sam_env.core`` (which runs this file first) loads no pettingzoo, gymnasium or
-torch: the dependency direction of STYLE.md. The gymnasium id ``sam_env/Sam-v0`` is registered
+The environment layer (``env``, ``raw_env``, ``SingleAgentEnv``, and ``VectorEnv``, the batched
+compiled engine) is imported on first use, so
+that ``import sam_env.core`` (which runs this file first) loads no pettingzoo, gymnasium, torch
+or numba: the dependency direction of STYLE.md. The gymnasium id ``sam_env/Sam-v0`` is registered
 as soon as both ``sam_env`` and gymnasium are imported, in either order.
 """
 
@@ -35,7 +36,12 @@ from .policy import Policy
 
 GYMNASIUM_ID = "sam_env/Sam-v0"
 
-_LAZY = {"env": "sam_env.aec_env", "raw_env": "sam_env.aec_env", "SingleAgentEnv": "sam_env.wrappers"}
+_LAZY = {
+    "env": "sam_env.aec_env",
+    "raw_env": "sam_env.aec_env",
+    "SingleAgentEnv": "sam_env.wrappers",
+    "VectorEnv": "sam_env.vector",
+}
 
 
 def __getattr__(name: str) -> object:
@@ -94,6 +100,7 @@ __all__ = [
     "SingleAgentEnv",
     "Table",
     "Transfer",
+    "VectorEnv",
     "action_index",
     "action_name",
     "env",

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("pettingzoo", "gymnasium", "torch", "stable_baselines3", "sb3_contrib", "rlcard")
+HEAVY = ("pettingzoo", "gymnasium", "torch", "stable_baselines3", "sb3_contrib", "rlcard", "numba")
 
 
 def run_python(code: str) -> str:

@@ -1,0 +1,123 @@
+"""Observations and the perfect-information state, written straight into float32 rows.
+
+The layouts are :mod:`sam_env.encoding`'s, block for block (the offsets come from
+:func:`.tables.observation_offsets`): a row is zeroed, then its hundred-odd ones are set one by
+one, and the chop-chain value is the only fraction. The AEC env's :class:`~sam_env.encoding.Encoder`
+assembles the same vector from one Python integer; the differential test checks they are equal.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from ..core.cards import FULL_DECK
+from ..core.rules import CARDS_PER_HAND
+from ..encoding import CHAIN_SCALE
+from .play import chain_value, responsible, unary_of_cards
+from .tables import (
+    ALL_PLAYED,
+    HAND,
+    LEADER,
+    N_CARDS,
+    NIBBLE_COUNT,
+    NO_PLAY,
+    NO_SEAT,
+    O_CARDS_LEFT,
+    O_CHAIN_VALUE,
+    O_HAND,
+    O_LEADER,
+    O_ONE_CARD,
+    O_OUT,
+    O_PASSED,
+    O_PHASE,
+    O_PLAYED,
+    O_RESPONSIBLE,
+    O_SAM_DECLARER,
+    O_TABLE_OWNER,
+    O_TABLE_PLAY,
+    O_TO_ACT,
+    O_UNSEEN,
+    OUT,
+    PASSED,
+    PHASE,
+    PHASE_OVER,
+    PHASE_PLAY,
+    PLAYED_UNARY,
+    RP_N,
+    SAM_DECLARER,
+    TABLE_COMBO,
+    TABLE_OWNER,
+    TO_ACT,
+    UNARY,
+)
+
+UNARY_BITS = 52
+LEFT_SLOTS = CARDS_PER_HAND + 1
+
+
+@njit(cache=True)
+def set_unary(out, at, unary):
+    """Write a unary rank-count mask (13 ranks × 4 bits) as ones from ``out[at]`` on."""
+    for r in range(13):
+        for j in range(NIBBLE_COUNT[(unary >> (4 * r)) & 0xF]):
+            out[at + 4 * r + j] = 1.0
+
+
+@njit(cache=True)
+def seat_blocks(b, t, rp, off, first, out):
+    """Per-seat blocks (played, cards left, báo 1, passed, out), rows in turn order from seat ``first``."""
+    n = rp[RP_N]
+    for k in range(n):
+        s = (first + k) % n
+        sv = b.seats[t, s]
+        set_unary(out, off[O_PLAYED] + UNARY_BITS * k, sv[PLAYED_UNARY])
+        left = sv[N_CARDS]
+        out[off[O_CARDS_LEFT] + LEFT_SLOTS * k + left] = 1.0
+        if left == 1 and off[O_ONE_CARD] >= 0:
+            out[off[O_ONE_CARD] + k] = 1.0
+        if sv[PASSED]:
+            out[off[O_PASSED] + k] = 1.0
+        if sv[OUT]:
+            out[off[O_OUT] + k] = 1.0
+
+
+@njit(cache=True)
+def shared_blocks(b, t, rp, off, first, out):
+    """Blocks observation and state share (seats relative to ``first``): table play, Sâm, leader, phase, chain."""
+    n = rp[RP_N]
+    tab = b.tab[t]
+    combo = tab[TABLE_COMBO]
+    if combo != NO_PLAY:
+        out[off[O_TABLE_PLAY] + combo] = 1.0
+        out[off[O_TABLE_OWNER] + (tab[TABLE_OWNER] - first) % n] = 1.0
+        value = chain_value(b, t, rp)
+        out[off[O_CHAIN_VALUE]] = value / (value + CHAIN_SCALE)
+    if tab[SAM_DECLARER] != NO_SEAT:
+        out[off[O_SAM_DECLARER] + (tab[SAM_DECLARER] - first) % n] = 1.0
+    out[off[O_LEADER] + (tab[LEADER] - first) % n] = 1.0
+    out[off[O_PHASE] + tab[PHASE]] = 1.0
+
+
+@njit(cache=True)
+def observation_into(b, t, seat, rp, off, out):
+    """The observation of ``seat`` at table ``t`` (:meth:`sam_env.encoding.Encoder.observe`)."""
+    out[:] = 0.0
+    sv = b.seats[t, seat]
+    set_unary(out, off[O_HAND], sv[UNARY])
+    set_unary(out, off[O_UNSEEN], unary_of_cards(FULL_DECK ^ (sv[HAND] | b.tab[t, ALL_PLAYED])))
+    seat_blocks(b, t, rp, off, seat, out)
+    shared_blocks(b, t, rp, off, seat, out)
+    if b.tab[t, PHASE] == PHASE_PLAY and responsible(b, t, seat, rp[RP_N]):
+        out[off[O_RESPONSIBLE]] = 1.0
+
+
+@njit(cache=True)
+def state_into(b, t, rp, off, out):
+    """The perfect-information state of table ``t`` (:meth:`sam_env.encoding.Encoder.state`)."""
+    out[:] = 0.0
+    for s in range(rp[RP_N]):
+        set_unary(out, off[O_HAND] + UNARY_BITS * s, b.seats[t, s, UNARY])
+    seat_blocks(b, t, rp, off, 0, out)
+    shared_blocks(b, t, rp, off, 0, out)
+    if b.tab[t, PHASE] != PHASE_OVER:
+        out[off[O_TO_ACT] + b.tab[t, TO_ACT]] = 1.0

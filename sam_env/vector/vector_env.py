@@ -1,0 +1,312 @@
+"""``VectorEnv``: thousands of tables of one ``RuleConfig`` stepped at once by compiled kernels.
+
+Every table plays an endless sequence of hands. ``step(actions)`` takes one action per table for
+its seat to act and returns a :class:`Batch`; a table whose hand ended is dealt its next hand at
+once (the previous winner leads, RULES.md §6), so every table always has a seat to act.
+
+The engine is proven equal to the reference :mod:`sam_env.core` (and to ``sam_env.env()``'s
+observations, masks, rewards and ledgers) by the differential test in ``tests/vector`` and the
+script ``benchmarks/differential_vector.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..core.cards import format_cards
+from ..core.combos import COMBOS, N_COMBOS
+from ..core.deal import DealError, parse_deal
+from ..core.game import IllegalMoveError
+from ..core.ledger import Transfer
+from ..core.rules import RuleConfig
+from . import batch as kernels
+from .deal import deal_pending
+from .results import FinishedHand, finished_hands, transfers
+from .tables import (
+    DEALT,
+    FINISHED_CAPACITY,
+    HAND,
+    LEADER,
+    LEDGER_LEN,
+    N_FINISHED,
+    NEEDS_DEAL,
+    NO_SEAT,
+    TO_ACT,
+    allocate,
+    answers_of,
+    observation_offsets,
+    rule_params,
+    state_offsets,
+)
+
+RESET_OPTIONS = ("hands", "leader")
+
+
+@dataclass
+class Batch:
+    """What ``reset`` and ``step`` return. **The arrays are reused**: the next call overwrites them
+    in place, so copy what you keep (``batch.observation.copy()``).
+
+    Attributes:
+        observation: ``float32[N, obs_dim]``, the acting seat's observation (``sam_env.env()``'s).
+        action_mask: ``bool[N, 201]``, its legal actions.
+        current_seat: ``int64[N]``, the seat to act at each table.
+        rewards: ``float32[N, n_players]``, money (in X) credited by this call, per absolute seat:
+            chop money of off-turn seats included, the settlement of a hand that ended, and the
+            money of instant-win deals settled while the table was being re-dealt.
+        terminated: ``bool[N]``, a hand ended at this table during this call (its results are in
+            :meth:`VectorEnv.results`); the outputs above already belong to the next hand.
+    """
+
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_seat: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+
+
+class VectorEnv:
+    """``num_tables`` tables of Sâm Lốc under one ``RuleConfig``, compiled with numba.
+
+    Args:
+        num_tables: how many tables to step at once.
+        rules: the rules of every table (default ``RuleConfig()``).
+        seed: seeds the tables' deals when ``reset()`` is first called without a seed.
+        parallel: spread the tables of each step over numba's threads (``NUMBA_NUM_THREADS``).
+
+    Random deals come from one splitmix64 stream per table, seeded from ``numpy.random.SeedSequence(seed)``:
+    reproducible by seed, and independent of the batch size and thread count; they are *not* the
+    deals ``sam_env.env()`` would draw with the same seed. The kernels compile on first use (or load
+    from numba's on-disk cache), never at ``import sam_env``.
+    """
+
+    result_slots = FINISHED_CAPACITY
+    """Finished hands per table the kernels record before handing back to Python to read them out."""
+
+    def __init__(
+        self, num_tables: int, rules: RuleConfig | None = None, seed: int | None = None, parallel: bool = False
+    ) -> None:
+        if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
+            raise ValueError(f"num_tables must be a positive int, got {num_tables!r}")
+        rules = RuleConfig() if rules is None else rules
+        if not isinstance(rules, RuleConfig):
+            raise TypeError(f"rules must be a sam_env.RuleConfig, got {type(rules).__name__}: {rules!r}")
+        self.num_tables = int(num_tables)
+        self.rules = rules
+        self.n_players = rules.n_players
+        self.parallel = bool(parallel)
+        self._seed = seed
+        self._rp = rule_params(rules)
+        self._answers = answers_of(rules)
+        self._obs_off = observation_offsets(self.n_players)
+        self._state_off = state_offsets(self.n_players)
+        self.observation_size = int(self._obs_off[-1])
+        self.state_size = int(self._state_off[-1])
+        self.action_count = N_COMBOS
+        self._b = allocate(self.num_tables, self.n_players, self.result_slots)
+        n = self.num_tables
+        self._batch = Batch(
+            observation=np.zeros((n, self.observation_size), dtype=np.float32),
+            action_mask=np.zeros((n, N_COMBOS), dtype=bool),
+            current_seat=np.zeros(n, dtype=np.int64),
+            rewards=self._b.rewards,
+            terminated=np.zeros(n, dtype=bool),
+        )
+        self._spilled: dict[int, list[FinishedHand]] = {}
+        self._has_reset = False
+
+    # ------------------------------------------------------------------ the contract
+
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> Batch:
+        """Deal a new hand at every table.
+
+        ``seed`` (or, on the first reset, the constructor's): new tables, whose first hand follows
+        ``first_leader``. Without it, the next hand of each table, led by the previous winner.
+        ``options={"hands": [...], "leader": [...]}``: per table, a deal (one list of 10 cards per
+        seat in RULES.md notation, or card masks; ``None`` for a random deal) and a would-be leader
+        (``None`` for the rule's). A deal with an instant win is settled here and reported like a
+        finished hand (``terminated``, ``rewards``, :meth:`results`); the table is dealt again.
+        """
+        explicit, has_explicit, leaders = self._parse_options(options)
+        fresh = seed is not None or not self._has_reset
+        if fresh:
+            entropy = seed if seed is not None else self._seed
+            self._b.rng[:] = np.random.SeedSequence(entropy).generate_state(self.num_tables, dtype=np.uint64)
+        self._spilled = {}
+        kernels.reset_tables(self._b, self._rp, fresh, explicit, has_explicit, leaders)
+        self._has_reset = True
+        self._after_dealing()
+        kernels.outputs(self._b, self._rp, self._answers, self._obs_off, *self._outputs())
+        return self._batch
+
+    def step(self, actions: np.ndarray | Sequence[int]) -> Batch:
+        """One action per table for its seat to act. The whole batch is checked first: an illegal
+        action raises :class:`~sam_env.core.IllegalMoveError` and no table changes."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
+        acts = self._check_actions(actions)
+        bad = kernels.first_illegal(self._b, self._rp, self._answers, acts)
+        if bad >= 0:
+            self._reject(bad, int(acts[bad]))
+        self._spilled = {}
+        step = kernels.step_parallel if self.parallel else kernels.step_serial
+        step(self._b, self._rp, self._answers, self._obs_off, acts, *self._outputs())
+        if self._after_dealing():
+            kernels.outputs(self._b, self._rp, self._answers, self._obs_off, *self._outputs())
+        return self._batch
+
+    # ------------------------------------------------------------------ on demand
+
+    def observe(self, seats: int | np.ndarray | Sequence[int], out: np.ndarray | None = None) -> np.ndarray:
+        """``float32[N, obs_dim]``: the observation of ``seats`` (one seat for all tables, or one per
+        table) — for centralized critics and opponents. Written into ``out`` when given."""
+        seat_arr = np.broadcast_to(np.asarray(seats), (self.num_tables,))
+        if seat_arr.dtype.kind not in "iu" or np.any((seat_arr < 0) | (seat_arr >= self.n_players)):
+            raise ValueError(f"seats must be seat numbers in 0..{self.n_players - 1}, got {seats!r}")
+        out = self._out_array(out, (self.num_tables, self.observation_size), "out")
+        kernels.observe_seats(self._b, self._rp, self._obs_off, np.ascontiguousarray(seat_arr, np.int64), out)
+        return out
+
+    def state(self, out: np.ndarray | None = None) -> np.ndarray:
+        """``float32[N, state_dim]``: the perfect-information state (``sam_env.env().state()``'s)."""
+        out = self._out_array(out, (self.num_tables, self.state_size), "out")
+        kernels.states(self._b, self._rp, self._state_off, out)
+        return out
+
+    def results(self) -> dict[int, list[FinishedHand]]:
+        """The hands that ended during the last ``reset``/``step``, per table: ``{table: [hand, …]}``.
+
+        Usually one per terminated table; more when instant-win deals followed. Each
+        :class:`~.results.FinishedHand` has the reference's :class:`~sam_env.core.HandResult`
+        (``.result``: reason, winner, ledger of (payer, payee, amount, reason) transfers, net, …),
+        the deal and the would-be leader.
+        """
+        out: dict[int, list[FinishedHand]] = {}
+        for t in np.flatnonzero(self._batch.terminated).tolist():
+            out[t] = self._spilled.get(t, []) + finished_hands(self._b, t, self.n_players)
+        return out
+
+    def ledger(self, table: int) -> list[Transfer]:
+        """The transfers of the current hand of ``table`` so far (chop money during play)."""
+        t = self._table_index(table)
+        return list(transfers(self._b.ledger[t, : self._b.tab[t, LEDGER_LEN]]))
+
+    def hands(self) -> np.ndarray:
+        """``int64[N, n_players]``: each seat's cards now, as 52-bit card masks (bit ``rank * 4 + suit``)."""
+        return self._b.seats[:, :, HAND].copy()
+
+    def leaders(self) -> np.ndarray:
+        """``int64[N]``: each table's would-be leader of the current hand (asked first about Sâm, §6)."""
+        return self._b.tab[:, LEADER].copy()
+
+    def dealt(self) -> np.ndarray:
+        """``int64[N, n_players]``: the cards dealt to each seat for the current hand (card masks)."""
+        return self._b.seats[:, :, DEALT].copy()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self._batch.observation, self._batch.action_mask, self._batch.current_seat
+
+    def _after_dealing(self) -> bool:
+        """Read out full finished-hand slots and keep dealing there; then mark terminated tables.
+
+        Returns whether any table was dealt here (its outputs must then be written again).
+        """
+        b = self._b
+        dealt_here = False
+        while True:
+            pending = np.flatnonzero(b.tab[:, NEEDS_DEAL]).tolist()
+            if not pending:
+                break
+            for t in pending:
+                self._spilled.setdefault(t, []).extend(finished_hands(b, t, self.n_players))
+            deal_pending(b, self._rp)
+            dealt_here = True
+        np.greater(b.tab[:, N_FINISHED], 0, out=self._batch.terminated)
+        for t in self._spilled:
+            self._batch.terminated[t] = True
+        return dealt_here
+
+    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+        arr = np.asarray(actions)
+        if arr.dtype.kind not in "iu":
+            raise TypeError(f"actions must be integers (action indices), got dtype {arr.dtype}")
+        if arr.shape != (self.num_tables,):
+            raise ValueError(f"actions must have shape ({self.num_tables},): one per table, got shape {arr.shape}")
+        out_of_range = np.flatnonzero((arr < 0) | (arr >= N_COMBOS))
+        if out_of_range.size:
+            t = int(out_of_range[0])
+            seat = int(self._b.tab[t, TO_ACT])
+            raise IllegalMoveError(
+                f"table {t}: seat {seat}: action {int(arr[t])} is not an action index in 0..{N_COMBOS - 1}; "
+                f"legal moves: {self._legal_names(t)}; no table was changed"
+            )
+        return np.ascontiguousarray(arr, dtype=np.int64)
+
+    def _reject(self, t: int, action: int) -> None:
+        seat = int(self._b.tab[t, TO_ACT])
+        held = format_cards(int(self._b.seats[t, seat, HAND]))
+        raise IllegalMoveError(
+            f"table {t}: seat {seat} (holding {held}) may not play {COMBOS[action].name} now; "
+            f"legal moves: {self._legal_names(t)}; no table was changed"
+        )
+
+    def _legal_names(self, t: int) -> str:
+        mask = np.zeros((self.num_tables, N_COMBOS), dtype=bool)
+        kernels.masks(self._b, self._rp, self._answers, mask)
+        return ", ".join(COMBOS[i].name for i in np.flatnonzero(mask[t]))
+
+    def _table_index(self, table: int) -> int:
+        if isinstance(table, bool) or not isinstance(table, (int, np.integer)) or not 0 <= table < self.num_tables:
+            raise ValueError(f"table must be an int in 0..{self.num_tables - 1}, got {table!r}")
+        return int(table)
+
+    def _out_array(self, out: np.ndarray | None, shape: tuple[int, int], name: str) -> np.ndarray:
+        if out is None:
+            return np.zeros(shape, dtype=np.float32)
+        if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float32:
+            raise ValueError(f"{name} must be a float32 array of shape {shape}")
+        return out
+
+    def _parse_options(self, options: Mapping[str, Any] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-table explicit deals (card masks), which tables have one, and forced leaders."""
+        n_tables, n = self.num_tables, self.n_players
+        explicit = np.zeros((n_tables, n), dtype=np.int64)
+        has_explicit = np.zeros(n_tables, dtype=bool)
+        leaders = np.full(n_tables, NO_SEAT, dtype=np.int64)
+        if options is None:
+            return explicit, has_explicit, leaders
+        if not isinstance(options, Mapping):
+            raise ValueError(f"reset options must be a dict with keys {list(RESET_OPTIONS)}, got {options!r}")
+        unknown = sorted(str(k) for k in options if k not in RESET_OPTIONS)
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; expected some of {list(RESET_OPTIONS)}")
+        deals = self._per_table(options.get("hands"), "hands")
+        for t, deal in enumerate(deals):
+            if deal is not None:
+                try:
+                    explicit[t] = parse_deal(self.rules, deal)
+                except ValueError as err:
+                    raise type(err)(f"table {t}: {err}") from None
+                has_explicit[t] = True
+        for t, leader in enumerate(self._per_table(options.get("leader"), "leader")):
+            if leader is None:
+                continue
+            if isinstance(leader, bool) or not isinstance(leader, (int, np.integer)) or not 0 <= leader < n:
+                raise DealError(f"table {t}: leader must be None or a seat in 0..{n - 1}, got {leader!r}")
+            leaders[t] = int(leader)
+        return explicit, has_explicit, leaders
+
+    def _per_table(self, values: Any, name: str) -> list[Any]:
+        if values is None:
+            return [None] * self.num_tables
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence | np.ndarray):
+            raise ValueError(f"options[{name!r}] must be a list with one entry per table, got {values!r}")
+        if len(values) != self.num_tables:
+            raise ValueError(f"options[{name!r}] must have one entry per table ({self.num_tables}), got {len(values)}")
+        return list(values)

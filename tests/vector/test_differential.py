@@ -1,0 +1,91 @@
+"""The compiled engine against the reference: ``VectorEnv`` and ``sam_env.env()`` in lockstep.
+
+At every step both must show the same seat to act, mask, observations (every seat's), state,
+ledger so far, rewards per seat and hand results (:class:`sam_env.vector.reference_check.ShadowTables`).
+Here: a sample of random rule configurations, every configuration of the env tests, and every
+golden scenario replayed move by move. ``benchmarks/differential_vector.py`` runs a million hands.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from env.env_helpers import CONFIGS
+from scenario_data import Scenario, expected_ledger, ledger_rows, load_scenarios
+
+from sam_env import IllegalMoveError, RuleConfig, action_index, action_name
+from sam_env.core import Table
+from sam_env.vector import VectorEnv
+from sam_env.vector.reference_check import Mismatch, ShadowTables, random_rules
+
+SCENARIOS = load_scenarios()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_rules_agree_with_the_reference(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    shadow = ShadowTables(VectorEnv(8, random_rules(rng), seed=seed))
+    shadow.run(80, rng)
+    assert shadow.hands > 0
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_env_test_configurations_agree_with_the_reference(name: str) -> None:
+    rng = np.random.default_rng(7)
+    shadow = ShadowTables(VectorEnv(8, CONFIGS[name], seed=3))
+    shadow.run(80, rng)
+    assert shadow.hands > 0
+
+
+def test_the_checker_sees_a_wrong_engine() -> None:
+    """A checker that cannot fail proves nothing: a vector engine with another chop stake must be caught."""
+    venv = VectorEnv(8, RuleConfig(allow_sam=False), seed=1)
+    shadow = ShadowTables(venv)
+    shadow.venv = VectorEnv(8, RuleConfig(allow_sam=False, chop_per_two=5), seed=1)
+    with pytest.raises(Mismatch, match="table"):
+        shadow.run(400, np.random.default_rng(0))
+
+
+def _first_leader(scenario: Scenario) -> int | None:
+    """The leader the reference draws for a random first leader (each engine has its own generator)."""
+    spec = scenario.hands[0]
+    if spec.leader is not None or scenario.rules.first_leader != "random":
+        return spec.leader
+    return Table(scenario.rules, np.random.default_rng(scenario.seed)).new_hand(spec.deal).leader
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+def test_golden_scenario_through_the_vector_env(scenario: Scenario) -> None:
+    venv = VectorEnv(1, scenario.rules, seed=scenario.seed)
+    shadow = ShadowTables(venv)
+    for k, spec in enumerate(scenario.hands):
+        leader = _first_leader(scenario) if k == 0 else spec.leader
+        options = {"hands": [spec.deal], "leader": [leader]}
+        batch = shadow.reset(seed=scenario.seed if k == 0 else None, options=options)
+        finished = venv.results().get(0, [])[:1]
+        for i, move in enumerate(spec.moves):
+            at = f"{scenario.name} hand {k} move {i} {move.text!r}"
+            assert not finished, f"{at}: the hand is over"
+            assert batch.current_seat[0] == move.seat, at
+            legal = {action_name(a) for a in np.flatnonzero(batch.action_mask[0])}
+            if move.kind == "legal":
+                assert legal == {action_name(action_index(a)) for a in move.actions}, at
+            elif move.kind == "illegal":
+                before = venv.state()
+                with pytest.raises(IllegalMoveError, match=f"table 0: seat {move.seat}"):
+                    venv.step([action_index(move.action)])
+                assert np.array_equal(venv.state(), before), f"{at}: a rejected move changed the table"
+            else:
+                batch = shadow.step(batch, np.array([action_index(move.action)]))
+                finished = venv.results().get(0, [])[:1]
+        if finished:
+            result = finished[0].result
+            want = expected_ledger(spec)
+            if want is not None:
+                assert ledger_rows(result.ledger) == want, scenario.name
+            if "net" in spec.expect:
+                assert list(result.net) == list(spec.expect["net"]), scenario.name
+            if "reason" in spec.expect:
+                assert result.reason.value == spec.expect["reason"], scenario.name
+        else:
+            assert not spec.expect.get("over", "reason" in spec.expect), f"{scenario.name}: the hand did not end"
