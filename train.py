@@ -48,6 +48,7 @@ from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
 
 from agents.checkpoint import load_policy
 from agents.ppo_bot import policy_kwargs
+from training.batched.run import train_batched
 from training.checkpoints import read_trainer_state, restore_trainer, run_dir_of, save_checkpoint, snapshot_of
 from training.config import OPPONENT_KINDS, ConfigError, TrainConfig, load_config
 from training.curves import plot_learning_curve
@@ -95,6 +96,53 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def train_sb3(
+    config: TrainConfig, run_dir: Path, run_name: str, resume: Path | None, trainer: dict | None
+) -> tuple[Path, int, float]:
+    """sb3-contrib's MaskablePPO, one learner seat per table against the opponent mix."""
+    start_step = 0 if trainer is None else int(trainer["num_timesteps"])
+    vec_env = make_vec_env(config, start_step)
+    learning_rate = (
+        ConstantSchedule(config.learning_rate)
+        if config.learning_rate_end is None
+        else LinearSchedule(config.learning_rate, config.learning_rate_end, 1.0)
+    )
+    hyper = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef")
+    hyper += ("max_grad_norm", "target_kl", "seed")
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        learning_rate=learning_rate,
+        policy_kwargs=policy_kwargs(config.arch),
+        device="cpu",
+        verbose=0,
+        **{k: getattr(config, k) for k in hyper},
+    )
+    model.set_logger(configure(str(run_dir), ["tensorboard"]))
+    # The self-play pool: restored with the rest of the trainer state, or the untrained policy.
+    if resume is not None:
+        try:
+            pool = restore_trainer(resume, trainer, model, config)
+        except (ValueError, KeyError) as err:
+            raise ConfigError(str(err)) from None
+        print(f"resuming {run_name} at step {model.num_timesteps:,} with {len(pool)} snapshots in the pool")
+    else:
+        pool = [(0, snapshot_of(model, config, 0))]  # seats drawn as self-play before the first refresh
+    for _, snapshot in pool:
+        vec_env.env_method("add_snapshot", snapshot)
+    print(
+        f"run {run_name}: {config.total_timesteps:,} steps, {config.n_envs} envs ({config.vec_env}); logs in {run_dir}"
+    )
+    started = time.perf_counter()
+    remaining = config.total_timesteps - model.num_timesteps
+    if remaining > 0:
+        schedule = TrainingSchedule(config, run_dir, run_name, pool)
+        model.learn(total_timesteps=remaining, callback=schedule, reset_num_timesteps=resume is None)
+    train_seconds = time.perf_counter() - started
+    vec_env.close()
+    return save_checkpoint(run_dir / "final", model, config, run_name, pool), model.num_timesteps, train_seconds
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     # 1. The config: a file (or the checkpoint's, to resume) and --set overrides, validated as a whole.
     args = parse_args(argv)
@@ -103,7 +151,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             config = load_config(args.resume / "config.yaml", args.overrides)
             trainer = read_trainer_state(args.resume)
         else:
-            config = load_config(args.config or Path(__file__).parent / "configs" / "default.yaml", args.overrides)
+            config, trainer = (
+                load_config(args.config or Path(__file__).parent / "configs" / "default.yaml", args.overrides),
+                None,
+            )
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -115,75 +166,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_dir = Path(config.run_dir) / run_name
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False), encoding="utf-8")
-
-    # 2. Seeds, then the learner's tables: opponents and deals of a resumed run are seeded from its step.
     random.seed(config.seed)
     np.random.seed(config.seed)
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.torch_threads)
-    start_step = 0 if args.resume is None else int(trainer["num_timesteps"])
-    vec_env = make_vec_env(config, start_step)
 
-    # 3. The algorithm: sb3-contrib's MaskablePPO, every hyperparameter from the config.
-    learning_rate = (
-        ConstantSchedule(config.learning_rate)
-        if config.learning_rate_end is None
-        else LinearSchedule(config.learning_rate, config.learning_rate_end, 1.0)
-    )
-    model = MaskablePPO(
-        "MlpPolicy",
-        vec_env,
-        learning_rate=learning_rate,
-        n_steps=config.n_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        gamma=config.gamma,
-        gae_lambda=config.gae_lambda,
-        clip_range=config.clip_range,
-        ent_coef=config.ent_coef,
-        vf_coef=config.vf_coef,
-        max_grad_norm=config.max_grad_norm,
-        target_kl=config.target_kl,
-        policy_kwargs=policy_kwargs(config.arch),
-        seed=config.seed,
-        device="cpu",
-        verbose=0,
-    )
-    model.set_logger(configure(str(run_dir), ["tensorboard"]))
+    # 2-5. Train: our batched PPO on VectorEnv, or sb3-contrib's MaskablePPO on one learner seat per table.
+    try:
+        if config.trainer == "batched":
+            final, steps, train_seconds = train_batched(config, run_dir, run_name, args.resume, trainer)
+        else:
+            final, steps, train_seconds = train_sb3(config, run_dir, run_name, args.resume, trainer)
+    except ConfigError as err:
+        print(f"error: cannot resume: {err!s}", file=sys.stderr)
+        return 2
 
-    # 4. The self-play pool: restored with the rest of the trainer state, or the untrained policy.
-    if args.resume is not None:
-        try:
-            pool = restore_trainer(args.resume, trainer, model, config)
-        except (ConfigError, ValueError, KeyError) as err:
-            print(f"error: cannot resume: {err!s}", file=sys.stderr)
-            return 2
-        print(f"resuming {run_name} at step {model.num_timesteps:,} with {len(pool)} snapshots in the pool")
-    else:
-        pool = [(0, snapshot_of(model, config, 0))]  # seats drawn as self-play before the first refresh
-    for _, snapshot in pool:
-        vec_env.env_method("add_snapshot", snapshot)
-
-    # 5. Learn, with snapshots, evaluations and checkpoints on the schedule.
-    print(
-        f"run {run_name}: {config.total_timesteps:,} steps, {config.n_envs} envs ({config.vec_env}); logs in {run_dir}"
-    )
-    started = time.perf_counter()
-    remaining = config.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        schedule = TrainingSchedule(config, run_dir, run_name, pool)
-        model.learn(total_timesteps=remaining, callback=schedule, reset_num_timesteps=args.resume is None)
-    train_seconds = time.perf_counter() - started
-    vec_env.close()
-
-    # 6. Save the final policy and the learning curve.
-    final = save_checkpoint(run_dir / "final", model, config, run_name, pool)
-    print(f"trained {model.num_timesteps:,} steps in {train_seconds / 60:.1f} min; final policy: {final}")
-    plot_learning_curve(run_dir, run_dir / "learning_curve.png", f"{run_name}: {model.num_timesteps:,} steps")
+    # 6. The learning curve.
+    print(f"trained {steps:,} steps in {train_seconds / 60:.1f} min; final policy: {final}")
+    plot_learning_curve(run_dir, run_dir / "learning_curve.png", f"{run_name}: {steps:,} steps")
 
     # 7. Evaluate the final policy in duplicate against every baseline.
     if config.final_eval_deals and config.final_eval_opponents:
-        report = {"run": run_name, "steps": int(model.num_timesteps), "train_seconds": round(train_seconds, 1)}
+        report = {"run": run_name, "steps": int(steps), "train_seconds": round(train_seconds, 1)}
         label = f"ppo[{config.name}]"
         opponents, deals = config.final_eval_opponents, config.final_eval_deals
         final_evaluation(load_policy(final), label, opponents, deals, config.eval_seed, run_dir, report)
