@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from training_helpers import ROOT
+from training_helpers import ROOT, write_checkpoint
 
 from agents.checkpoint import load_policy
 from agents.ppo_bot import PPOAgent, build_policy
@@ -23,6 +23,7 @@ from training.batched.rollout import RolloutBuffer, SeatTrajectories
 from training.batched.state import restore_batched
 from training.batched.trainer import BatchedTrainer
 from training.config import config_from_dict, load_config
+from training.exploit import main as exploit_main
 
 # tests/scenarios/chops.yaml, chop_single_two_with_quad: seat 0 leads its 2S, seat 1 chops it with
 # quad 5 (seat 0 pays 4X at once), everyone passes, seat 1 goes out: net [-13, +33, -10, -10].
@@ -179,3 +180,14 @@ def test_resume_restores_the_learner_pool_and_step_count(smoke: tuple[Path, str]
         np.testing.assert_array_equal(value, before[key])
     assert trainer.num_timesteps == start and len(trainer.pool) == len(saved["pool_steps"])
     assert trainer.optimizer.state_dict()["state"], "the optimizer's moments are restored"
+
+
+def test_exploit_trains_a_best_response_and_reports_its_margin(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    bot = write_checkpoint(tmp_path, rules=RuleConfig(n_players=3))
+    out = tmp_path / "exploit.json"
+    small = ["num_tables=8", "n_steps=32", "batch_size=64", "progress_bar=false"]
+    argv = ["--bot", str(bot), "--players", "3", "--steps", "300", "--deals", "3", "--out", str(out)]
+    assert exploit_main([*argv, *[a for s in small for a in ("--set", s)]]) == 0
+    record = json.loads(out.read_text())
+    assert record["players"] == 3 and record["steps"] >= 300 and record["summary"]["deals"] == 3
+    assert "approximate exploitability of" in capsys.readouterr().out
