@@ -114,6 +114,8 @@ class TrainConfig:
         opponents: the opponent mix (:class:`OpponentMix`); batched: only ``self_play`` and ``random``.
         snapshot_every: steps between snapshots of the learner added to the self-play pool.
         pool_size: snapshots kept (the oldest is dropped).
+        fixed_opponents: (batched) network bots (shipped names or checkpoint paths) that stay in the
+            self-play pool for the whole run beside the snapshots, e.g. ``[ppo_v1]``.
         snapshot_deterministic: snapshots play their most probable move (True) or sample (False).
         eval_every: steps between duplicate evaluations against the heuristic bot; 0: never.
         eval_deals: deals of those evaluations (each played once per seat rotation).
@@ -157,6 +159,7 @@ class TrainConfig:
     opponents: OpponentMix = field(default_factory=OpponentMix)
     snapshot_every: int = 50_000
     pool_size: int = 10
+    fixed_opponents: tuple[str, ...] = ()
     snapshot_deterministic: bool = False
     eval_every: int = 50_000
     eval_deals: int = 200
@@ -228,6 +231,10 @@ class TrainConfig:
         ok = isinstance(opponents, (list, tuple)) and all(isinstance(o, str) and o in available() for o in opponents)
         _require("final_eval_opponents", opponents, ok, f"a list drawn from {available()}")
         object.__setattr__(self, "final_eval_opponents", tuple(opponents))
+        fixed = self.fixed_opponents
+        ok = isinstance(fixed, (list, tuple)) and all(isinstance(o, str) and o for o in fixed)
+        _require("fixed_opponents", fixed, ok, "a list of network bots (shipped names or checkpoint paths)")
+        object.__setattr__(self, "fixed_opponents", tuple(fixed))
         opponents = self.eval_opponents
         ok = isinstance(opponents, (list, tuple)) and len(opponents) > 0
         ok = ok and all(isinstance(o, str) and o in available() for o in opponents)
@@ -246,7 +253,7 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         """Plain YAML/JSON data (lists, not tuples) that :func:`config_from_dict` reads back."""
         out = dataclasses.asdict(self)
-        for name in ("pi_layers", "vf_layers", "final_eval_opponents", "eval_opponents"):
+        for name in ("pi_layers", "vf_layers", "final_eval_opponents", "eval_opponents", "fixed_opponents"):
             out[name] = list(out[name])
         return out
 

@@ -129,14 +129,23 @@ class Seating:
         self.p_random = opponent_weights.get("random", 0.0) / total if total else 0.0
         self.rng = rng
         self.pool: dict[int, FrozenActor] = {}
-        self.drawable: list[int] = []
+        self.fixed: list[int] = []
+        self.snapshots: list[int] = []
         self.occupant = np.full((num_tables, n_players), LEARNER, dtype=np.int64)
 
-    def add(self, actor: FrozenActor, keep: int) -> None:
-        """Add a frozen network to the pool; only the ``keep`` newest are drawn for new hands."""
+    @property
+    def drawable(self) -> list[int]:
+        return self.fixed + self.snapshots
+
+    def add(self, actor: FrozenActor, keep: int, fixed: bool = False) -> None:
+        """Add a frozen network to the pool: ``fixed`` ones stay for the whole run; of the others
+        (snapshots of the learner) only the ``keep`` newest are drawn for new hands."""
         new_id = max(self.pool, default=-1) + 1
         self.pool[new_id] = actor
-        self.drawable = [*self.drawable, new_id][-keep:]
+        if fixed:
+            self.fixed.append(new_id)
+        else:
+            self.snapshots = [*self.snapshots, new_id][-keep:]
 
     def forget_unused(self) -> None:
         """Drop the networks that are neither drawable nor seated at a table."""
@@ -151,9 +160,10 @@ class Seating:
         learner = self.rng.random((k, n)) < self.learner_share
         learner[np.arange(k), self.rng.integers(n, size=k)] = True
         occupant = np.full((k, n), RANDOM, dtype=np.int64)
-        if self.drawable:
+        drawable = self.drawable
+        if drawable:
             from_pool = self.rng.random((k, n)) >= self.p_random
-            picks = np.asarray(self.drawable)[self.rng.integers(len(self.drawable), size=(k, n))]
+            picks = np.asarray(drawable)[self.rng.integers(len(drawable), size=(k, n))]
             occupant = np.where(from_pool, picks, occupant)
         self.occupant[tables] = np.where(learner, LEARNER, occupant)
 

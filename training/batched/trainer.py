@@ -19,10 +19,12 @@ from stable_baselines3.common.logger import Logger, configure
 from tqdm import tqdm
 
 from agents.checkpoint import PolicyCheckpoint, policy_metadata
+from agents.ppo_bot import PPOAgent
+from agents.registry import load_bot
 from evaluation.stats import METRICS
-from sam_env import N_ACTIONS, VectorEnv
+from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
-from ..config import TrainConfig
+from ..config import ConfigError, TrainConfig
 from ..evaluate import evaluate
 from .network import ActorCritic, FrozenActor
 from .ppo import PPOSettings, update
@@ -34,6 +36,14 @@ def torch_device(name: str) -> torch.device:
     if name == "auto":
         name = "cuda" if torch.cuda.is_available() else "cpu"
     return torch.device(name)
+
+
+def network_of(spec: str, rules: RuleConfig) -> PolicyCheckpoint:
+    """The checkpoint of a network bot (a shipped name or a path) that fits ``rules``."""
+    bot = load_bot(spec, rules=rules)
+    if not isinstance(bot, PPOAgent):
+        raise ConfigError(f"fixed_opponents: {spec!r} is not a network; only networks are played in batch")
+    return bot.checkpoint
 
 
 def _next_due(step: int, every: int) -> int | float:
@@ -76,8 +86,11 @@ class BatchedTrainer:
         )
         self.self_play = not fixed_opponents
         self.pool: list[tuple[int, PolicyCheckpoint]] = []
+        """The learner's snapshots (saved with a checkpoint), or the fixed opponents of a best response."""
         for checkpoint in fixed_opponents:
             self.add_to_pool(0, checkpoint)
+        for spec in config.fixed_opponents:
+            self.seating.add(FrozenActor(network_of(spec, rules), self.device), keep=0, fixed=True)
         self.collector = Collector(
             self.venv,
             self.seating,
@@ -121,7 +134,7 @@ class BatchedTrainer:
         self.pool.append((step, checkpoint))
         if self.self_play:
             del self.pool[: -self.config.pool_size]
-        self.seating.add(FrozenActor(checkpoint, self.device), keep=self.config.pool_size if self.self_play else 10**9)
+        self.seating.add(FrozenActor(checkpoint, self.device), self.config.pool_size, fixed=not self.self_play)
 
     # ------------------------------------------------------------------ the loop
 
