@@ -1,32 +1,27 @@
-"""Train a Sâm Lốc bot with MaskablePPO and self-play, then evaluate it in duplicate against the baselines.
+"""Train a Sâm Lốc bot by self-play, then evaluate it in duplicate against the baselines.
 
-    python train.py                                     # configs/default.yaml: ~10 minutes on 2 CPU cores
-    python train.py --config configs/shipped.yaml       # the run that made agents/pretrained/ppo.*
-    python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5
+    python train.py                                     # configs/default.yaml: batched self-play, ~6M steps
+    python train.py --config configs/sb3.yaml           # sb3-contrib MaskablePPO against Python bots
+    python train.py --set total_timesteps=2000000 --set rules.n_players=3
     python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
 
-One learner seat (a different seat every hand) plays :class:`sam_env.SingleAgentEnv` against three
-opponents drawn afresh for every hand and every seat from a mix set by the config: frozen snapshots
-of the learner itself (a pool refreshed every ``snapshot_every`` steps, at most ``pool_size`` kept)
-and the baseline bots ``random``, ``greedy`` and ``heuristic``. Every ``eval_every`` steps the current
-policy plays a small duplicate tournament against the heuristic bot (``evaluation``). At the end the
-final policy is evaluated against every baseline and the table, with 95 % confidence intervals, is
-printed.
+Two trainers, chosen by the config's ``trainer``:
 
-Everything a run writes goes to ``runs/<name>__s<seed>__<time>/``:
+* ``batched`` (``training.batched``): thousands of tables of :class:`sam_env.VectorEnv` at once; the
+  learner holds a share of the seats with one network for all of them, frozen snapshots of it
+  (a pool refreshed every ``snapshot_every`` steps) the others; every step is one forward pass per
+  network; masked PPO along each seat's trajectory.
+* ``sb3``: one learner seat (a different one every hand) plays :class:`sam_env.SingleAgentEnv` with
+  sb3-contrib's MaskablePPO against opponents drawn per hand and seat from snapshots and the
+  ``random``, ``greedy`` and ``heuristic`` bots.
 
-* ``events.out.tfevents.*`` — TensorBoard: ``charts/…`` (money per hand in X, pool, speed),
-  ``train/…`` (SB3's losses, entropy, KL, clip fraction, learning rate), ``rollout/…`` (SB3's episode
-  stats, in scaled reward), ``eval/…`` (duplicate X per hand against the heuristic, with its CI),
-  ``perf/…`` (seconds spent in rollouts, updates, evaluations and in each kind of opponent);
-* ``checkpoints/step_N/`` and ``final/`` — ``policy.safetensors`` + ``policy.json`` (what
-  ``agents.ppo_bot.PPOAgent`` loads), ``trainer.safetensors`` + ``trainer.json`` (optimizer moments,
-  self-play pool and RNG states, for ``--resume``) and ``config.yaml``;
-* ``learning_curve.png`` and ``evaluation.md`` / ``evaluation.json`` (the final evaluation).
-
-Nothing is pickled: weights and optimizer state are safetensors, everything else JSON or YAML.
-This file is the story of a run; its machinery (config, opponents, checkpoints, schedule,
-evaluations, curves) is the ``training`` package.
+Every ``eval_every`` steps the policy plays a small duplicate tournament (``evaluation``); at the end it
+is evaluated against every baseline and the table, with 95 % confidence intervals, is printed.
+A run writes to ``runs/<name>__s<seed>__<time>/``: TensorBoard events (``charts/``, ``train/``,
+``eval/``, ``perf/`` — where the time went), ``checkpoints/step_N/`` and ``final/`` (``policy.*`` for
+``load_bot(path)``, ``trainer.*`` for ``--resume``, ``config.yaml``), ``learning_curve.png`` and
+``evaluation.md`` / ``.json``. Nothing is pickled. This file is the story of a run; its machinery is
+the ``training`` package.
 """
 
 from __future__ import annotations
