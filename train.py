@@ -41,8 +41,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
 
-from agents.checkpoint import load_policy
-from agents.ppo_bot import policy_kwargs
+from agents.ppo.checkpoint import load_policy
+from agents.ppo.sb3 import policy_kwargs
 from training.batched.run import train_batched
 from training.checkpoints import read_trainer_state, restore_trainer, run_dir_of, save_checkpoint, snapshot_of
 from training.config import OPPONENT_KINDS, ConfigError, TrainConfig, load_config

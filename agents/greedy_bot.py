@@ -12,10 +12,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from sam_env.bot import Bot
 from sam_env.core import COMBOS, Kind, SeatView
 from sam_env.core.combos import DECLINE_SAM, PASS
-
-from .base import Agent
+from sam_env.deprecation import deprecated_names
 
 
 def lowness(action: int) -> tuple[int, int, int]:
@@ -24,7 +24,7 @@ def lowness(action: int) -> tuple[int, int, int]:
     return combo.size, combo.key, combo.id
 
 
-class GreedyAgent(Agent):
+class GreedyBot(Bot):
     """Sheds its lowest legal combination at every turn; deterministic."""
 
     name = "greedy"
@@ -38,3 +38,6 @@ class GreedyAgent(Agent):
         if PASS in view.legal:
             return PASS
         raise ValueError(f"seat {view.seat} was asked to act with no legal action")
+
+
+__getattr__ = deprecated_names(__name__, {"GreedyAgent": (GreedyBot, "agents.greedy_bot.GreedyBot")})

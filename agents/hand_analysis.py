@@ -22,7 +22,7 @@ import numpy as np
 from sam_env.core import COMBOS, N_COMBOS, Kind, RuleConfig
 from sam_env.core.cards import N_RANKS, Rank
 from sam_env.core.combos import BEATS, LEADS, MAX_STRAIGHT, SIZE, STRAIGHT_WITH_TWO, formable_combos, unary_mask
-from sam_env.core.game import rule_tables
+from sam_env.core.rule_tables import rule_tables
 
 Counts = tuple[int, ...]
 

@@ -28,11 +28,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from sam_env.bot import Bot
 from sam_env.core import COMBOS, NO_PLAY, Kind, Phase, SeatView
 from sam_env.core.cards import N_RANKS, rank_counts
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM, PASS, TWOS_CHOPPED
+from sam_env.deprecation import deprecated_names
 
-from .base import Agent
 from .hand_analysis import (
     COST,
     Counts,
@@ -53,7 +54,7 @@ CRITICAL_CARDS = 2
 """When an opponent holds this many cards or fewer, answer a single with the highest single."""
 
 
-class HeuristicAgent(Agent):
+class HeuristicBot(Bot):
     """Rule-based bot built on hand decomposition; deterministic."""
 
     name = "heuristic"
@@ -221,3 +222,6 @@ def _sure_finish(rest: Counts, possible: np.ndarray, with_two: bool) -> bool:
         return False
     _, split = best_split(rest, with_two)
     return sum(beatable(a, possible) for a in split) <= 1
+
+
+__getattr__ = deprecated_names(__name__, {"HeuristicAgent": (HeuristicBot, "agents.heuristic_bot.HeuristicBot")})

@@ -16,9 +16,9 @@ from typing import TextIO
 import numpy as np
 
 from sam_env import action_index, action_name
+from sam_env.bot import Bot
 from sam_env.core import SeatView
-
-from .base import Agent
+from sam_env.deprecation import deprecated_names
 
 QUIT_WORDS = frozenset({"quit", "exit", "q"})
 HELP_WORDS = frozenset({"?", "help", "h"})
@@ -28,7 +28,7 @@ class QuitGame(Exception):
     """The human asked to stop (``quit`` or end of input)."""
 
 
-class HumanAgent(Agent):
+class HumanPlayer(Bot):
     """Asks the person at ``stdin``/``stdout`` for every move of its seat."""
 
     name = "human"
@@ -84,3 +84,6 @@ def parse_move(text: str, legal: Sequence[int]) -> tuple[int | None, str]:
     if action not in legal:
         return None, f"{action_name(action)} is not legal now"
     return action, ""
+
+
+__getattr__ = deprecated_names(__name__, {"HumanAgent": (HumanPlayer, "agents.human.HumanPlayer")})

@@ -6,12 +6,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from sam_env.bot import Bot
 from sam_env.core import SeatView
+from sam_env.deprecation import deprecated_names
 
-from .base import Agent
 
-
-class RandomAgent(Agent):
+class RandomBot(Bot):
     """Picks uniformly among the actions the mask allows: the floor every bot must beat."""
 
     name = "random"
@@ -21,3 +21,6 @@ class RandomAgent(Agent):
         if legal.size == 0:
             raise ValueError(f"seat {view.seat} was asked to act with an empty action mask")
         return int(self.rng.choice(legal))
+
+
+__getattr__ = deprecated_names(__name__, {"RandomAgent": (RandomBot, "agents.random_bot.RandomBot")})

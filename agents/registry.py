@@ -1,7 +1,9 @@
-"""Agents by name, so that evaluation workers and command lines can build them from strings.
+"""Bots by spec: the one function (:func:`load_bot`) that turns a name, a checkpoint path or a
+checkpoint in memory into a bot, for evaluation workers, command lines and training alike.
 
-A registry entry is a factory ``seed -> Agent``. Adding a bot — for instance a pretrained network
-loaded by name — is one more entry in ``FACTORIES``.
+A registry entry is a factory ``seed -> Bot``. Adding a bot — for instance a pretrained network
+loaded by name — is one more entry in ``FACTORIES``. A spec is plain data that pickles, so nothing
+needs registering at run time: a policy being trained is evaluated by passing its checkpoint.
 """
 
 from __future__ import annotations
@@ -11,24 +13,24 @@ import re
 from collections.abc import Callable
 from functools import partial
 
+from sam_env.bot import Bot
 from sam_env.core import RuleConfig
 
-from .base import Agent
-from .checkpoint import CheckpointError, PolicyCheckpoint, is_checkpoint_path
-from .greedy_bot import GreedyAgent
-from .heuristic_bot import HeuristicAgent
-from .ppo_bot import PPOAgent, pretrained_checkpoint, pretrained_names
-from .random_bot import RandomAgent
+from .greedy_bot import GreedyBot
+from .heuristic_bot import HeuristicBot
+from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
+from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, is_checkpoint_path
+from .random_bot import RandomBot
 
-AgentFactory = Callable[[int | None], Agent]
+BotFactory = Callable[[int | None], Bot]
 
-FACTORIES: dict[str, AgentFactory] = {
-    RandomAgent.name: RandomAgent,
-    GreedyAgent.name: GreedyAgent,
-    HeuristicAgent.name: HeuristicAgent,
+FACTORIES: dict[str, BotFactory] = {
+    RandomBot.name: RandomBot,
+    GreedyBot.name: GreedyBot,
+    HeuristicBot.name: HeuristicBot,
 }
 # The pretrained networks shipped in agents/pretrained, by file stem ("ppo").
-FACTORIES.update({name: partial(PPOAgent.pretrained, name) for name in pretrained_names()})
+FACTORIES.update({name: partial(PPOBot.pretrained, name) for name in pretrained_names()})
 
 
 class UnknownAgentError(ValueError):
@@ -50,16 +52,17 @@ def check_names(names: list[str] | tuple[str, ...]) -> None:
         )
 
 
-def make_agent(name: str, seed: int | None = None) -> Agent:
+def make_agent(name: str, seed: int | None = None) -> Bot:
     """Build the agent registered as ``name``, with its own generator seeded by ``seed``."""
     check_names([name])
     return FACTORIES[name](seed)
 
 
-def register(name: str, factory: AgentFactory, replace: bool = False) -> None:
-    """Add an agent under ``name`` (e.g. a policy being trained, so that an evaluation can seat it).
+def register(name: str, factory: BotFactory, replace: bool = False) -> None:
+    """Add a bot under ``name`` in this process.
 
-    Evaluation workers see it only when they are forked from this process after the call.
+    Worker processes see it only when they are forked from this process after the call; to evaluate
+    a policy, pass its checkpoint (or path) as the bot spec instead, which every process can build.
     """
     if name in FACTORIES and not replace:
         raise ValueError(f"an agent named {name!r} is already registered")
@@ -68,17 +71,17 @@ def register(name: str, factory: AgentFactory, replace: bool = False) -> None:
 
 BotSpec = str | os.PathLike | PolicyCheckpoint
 """What names a bot anywhere a bot is asked for: a registered name (``"heuristic"``, ``"ppo"``), a
-checkpoint path (see :func:`~agents.checkpoint.checkpoint_files`), or a checkpoint in memory. All three
+checkpoint path (see :func:`~agents.ppo.checkpoint.checkpoint_files`), or a checkpoint in memory. All three
 pickle, so a tournament sends specs to its worker processes and each builds its own bots."""
 
 
-def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = None) -> Agent:
+def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = None) -> Bot:
     """A bot ready to play, from a :data:`BotSpec`.
 
     ``rules``: the table it must fit. Rule-based bots play every table. A network fits only the
     seat count it was trained for (its observation layout depends on it): for a shipped name such as
     ``"ppo"`` the shipped network made for these rules (or, failing that, for this seat count) is
-    chosen; a checkpoint that does not fit is refused with a :class:`~agents.checkpoint.CheckpointError`
+    chosen; a checkpoint that does not fit is refused with a :class:`~agents.ppo.checkpoint.CheckpointError`
     naming the table and what would fit. A path's metadata is checked against this sam-env before use.
     """
     n_players = None if rules is None else rules.n_players
@@ -88,18 +91,18 @@ def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = 
                 f"{spec.source}: the policy was trained for {spec.rules.n_players} players, but this table has "
                 f"{n_players}; its observation layout does not fit (train one for this seat count)"
             )
-        return PPOAgent(spec, seed=seed, name=label_of(spec))
+        return PPOBot(spec, seed=seed, name=label_of(spec))
     if isinstance(spec, os.PathLike):
-        return PPOAgent.from_checkpoint(spec, seed=seed, n_players=n_players, name=os.fspath(spec))
+        return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=os.fspath(spec))
     if not isinstance(spec, str):
         raise TypeError(
             f"load_bot takes an agent name ({', '.join(available())}), a checkpoint path or a PolicyCheckpoint, "
             f"got {type(spec).__name__} {spec!r}"
         )
     if spec not in FACTORIES and is_checkpoint_path(spec):
-        return PPOAgent.from_checkpoint(spec, seed=seed, n_players=n_players, name=spec)
+        return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=spec)
     if rules is not None and spec in pretrained_names():
-        return PPOAgent.pretrained(shipped_network_for(spec, rules), seed=seed, label=spec)
+        return PPOBot.pretrained(shipped_network_for(spec, rules), seed=seed, label=spec)
     return make_agent(spec, seed)
 
 

@@ -1,65 +1,8 @@
-"""Command-line options shared by the play and evaluation entry points: which rules, and which bots."""
+"""Deprecated: moved to :mod:`apps.options` (removed in the next release)."""
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Sequence
-from pathlib import Path
+from apps.options import add_rules_arguments, check_bots, load_rules_file, opponent_lineup, rules_from_args  # noqa: F401
+from sam_env.deprecation import warn_moved
 
-from sam_env.config_files import read_mapping
-from sam_env.core import RuleConfig, RuleConfigError
-from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
-
-from .registry import load_bot
-
-
-def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("rules")
-    group.add_argument(
-        "--rules",
-        metavar="FILE",
-        type=Path,
-        help="YAML or JSON file with RuleConfig options (e.g. 'bao1: forced'); defaults are RULES.md's",
-    )
-    group.add_argument(
-        "--players",
-        type=int,
-        metavar="N",
-        help=f"seats at the table, {MIN_PLAYERS}-{MAX_PLAYERS} (overrides n_players from --rules; default 4)",
-    )
-
-
-def rules_from_args(args: argparse.Namespace) -> RuleConfig:
-    """The RuleConfig the options describe; raises ``ValueError`` with a readable message."""
-    options: dict[str, object] = {}
-    if args.rules is not None:
-        options = load_rules_file(args.rules)
-    if args.players is not None:
-        options["n_players"] = args.players
-    try:
-        return RuleConfig.from_dict(options)
-    except RuleConfigError as err:
-        raise ValueError(f"bad rules: {err}") from None
-
-
-def load_rules_file(path: Path) -> dict[str, object]:
-    """Read a mapping of rule options from a YAML or JSON file."""
-    return read_mapping(path, "rules file")
-
-
-def check_bots(names: Sequence[str], rules: RuleConfig | None = None) -> None:
-    """Build each named bot once for ``rules``, so that an unknown name, a bad checkpoint or a network
-    made for another table fails before play starts."""
-    for name in dict.fromkeys(names):
-        load_bot(name, rules=rules)
-
-
-def opponent_lineup(names: Sequence[str], n_players: int) -> list[str]:
-    """The ``--opponents`` of one seat: ``n - 1`` names in turn order, or one name for every other seat."""
-    lineup = list(names) * (n_players - 1) if len(names) == 1 else list(names)
-    if len(lineup) != n_players - 1:
-        raise ValueError(
-            f"--opponents needs {n_players - 1} names for {n_players} players (or one name for every seat), "
-            f"got {len(names)}"
-        )
-    return lineup
+warn_moved(__name__, "apps.options")

@@ -33,7 +33,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.ppo_bot import policy_kwargs
+from agents.ppo.sb3 import policy_kwargs
 from training.batched.trainer import BatchedTrainer
 from training.checkpoints import snapshot_of
 from training.config import TrainConfig, load_config

@@ -5,5 +5,6 @@
 * :mod:`.stats` — per-hand metrics and the duplicate confidence interval;
 * :mod:`.ratings` — openskill ratings from a round-robin;
 * :mod:`.report` — terminal table, CSV, JSON, Markdown and plot;
-* :mod:`.cli` — the ``sam-eval`` command line (``python -m evaluation --help``).
+
+The ``sam-eval`` command line is :mod:`apps.evaluate` (``sam-eval --help``).
 """

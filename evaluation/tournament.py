@@ -29,8 +29,8 @@ from pettingzoo import AECEnv
 from tqdm import tqdm
 
 import sam_env
-from agents.base import Agent
 from agents.registry import BotSpec, label_of, load_bot
+from sam_env.bot import Bot
 from sam_env.core import HandResult, RuleConfig
 
 from .deals import Deal, make_deal
@@ -74,7 +74,7 @@ def hand_seed(seed: int, deal: int, rotation: int, slot: int) -> int:
     return int(np.random.SeedSequence([seed, deal, rotation, slot]).generate_state(1)[0])
 
 
-def play_hand(env: AECEnv, agents_by_seat: Sequence[Agent], deal: Deal) -> HandResult:
+def play_hand(env: AECEnv, agents_by_seat: Sequence[Bot], deal: Deal) -> HandResult:
     """Play one hand of ``deal`` with ``agents_by_seat[seat]`` in each seat; return its result."""
     env.reset(options={"hands": list(deal.hands), "leader": deal.leader})
     raw = env.unwrapped
@@ -125,7 +125,7 @@ def run_task(task: Task, matches: Sequence[Match] | None = None) -> tuple[Task, 
         leaders[row] = deal.leader
         for k in range(n):
             seats = slot_seats(k, n)
-            by_seat: list[Agent] = [agents[0]] * n
+            by_seat: list[Bot] = [agents[0]] * n
             for slot, seat in enumerate(seats):
                 agents[slot].reseed(hand_seed(task.seed, d, k, slot))
                 by_seat[seat] = agents[slot]

@@ -4,20 +4,18 @@
 wrapper; ``sam_env.raw_env`` the unwrapped class; ``sam_env.core`` the rules engine alone.
 
 The environment layer (``env``, ``raw_env``, ``SingleAgentEnv``, and ``VectorEnv``, the batched
-compiled engine) is imported on first use, so
-that ``import sam_env.core`` (which runs this file first) loads no pettingzoo, gymnasium, torch
-or numba: the dependency direction of STYLE.md. The gymnasium id ``sam_env/Sam-v0`` is registered
-as soon as both ``sam_env`` and gymnasium are imported, in either order.
+compiled engine) is imported on first use, so that ``import sam_env.core`` (which runs this file
+first) loads no pettingzoo, gymnasium, torch or numba: the dependency direction of STYLE.md. The
+gymnasium id ``sam_env/Sam-v0`` is registered by :mod:`sam_env.wrappers`, where the single-agent
+view lives (see :func:`register_gymnasium_id`).
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.util
 import sys
-import types
 
+from .bot import Bot
 from .core import (
     CardError,
     DealError,
@@ -31,8 +29,8 @@ from .core import (
     Table,
     Transfer,
 )
+from .deprecation import deprecated_names
 from .encoding import ENCODING_VERSION, N_ACTIONS, action_index, action_name
-from .policy import Policy
 
 GYMNASIUM_ID = "sam_env/Sam-v0"
 
@@ -44,55 +42,46 @@ _LAZY = {
 }
 
 
+_deprecated = deprecated_names(__name__, {"Policy": (Bot, "sam_env.Bot")})
+
+
 def __getattr__(name: str) -> object:
     """Import the environment layer on first use (PEP 562), then keep it as a plain attribute."""
     if name not in _LAZY:
-        raise AttributeError(f"module 'sam_env' has no attribute {name!r}")
+        return _deprecated(name)
     value = getattr(importlib.import_module(_LAZY[name]), name)
     globals()[name] = value
+    register_gymnasium_id()
     return value
 
 
-def _register(gymnasium: types.ModuleType) -> None:
-    if GYMNASIUM_ID not in gymnasium.registry:
+def register_gymnasium_id() -> None:
+    """Register the single-agent view as ``sam_env/Sam-v0`` with gymnasium, if gymnasium is loaded.
+
+    :mod:`sam_env.wrappers` calls this when it is imported (gymnasium's intended way: importing the
+    package that holds the environment registers it). So do ``import sam_env`` when gymnasium is
+    already imported, and the first use of the environment layer (``sam_env.env``,
+    ``sam_env.SingleAgentEnv``). ``import sam_env`` alone never imports gymnasium (``sam_env.core``
+    runs this file first); after ``import sam_env; import gymnasium``, use
+    ``gymnasium.make("sam_env.wrappers:sam_env/Sam-v0")`` (gymnasium imports the module) or
+    ``import sam_env.wrappers``.
+    """
+    gymnasium = sys.modules.get("gymnasium")
+    if gymnasium is not None and GYMNASIUM_ID not in gymnasium.registry:
         gymnasium.register(id=GYMNASIUM_ID, entry_point="sam_env.wrappers:SingleAgentEnv")
 
 
-class _RegisterWhenGymnasiumLoads(importlib.abc.MetaPathFinder):
-    """Registers the gymnasium id right after gymnasium is first imported, wherever from."""
-
-    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
-        if fullname != "gymnasium":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)
-        if spec is not None and spec.loader is not None:
-            loader = spec.loader
-            exec_module = loader.exec_module
-
-            def exec_and_register(module: types.ModuleType) -> None:
-                loader.exec_module = exec_module  # once only, should the loader be shared
-                exec_module(module)
-                _register(module)
-
-            loader.exec_module = exec_and_register
-        return spec
-
-
-if "gymnasium" in sys.modules:
-    _register(sys.modules["gymnasium"])
-elif not any(isinstance(f, _RegisterWhenGymnasiumLoads) for f in sys.meta_path):
-    sys.meta_path.insert(0, _RegisterWhenGymnasiumLoads())
+register_gymnasium_id()
 
 __all__ = [
     "ENCODING_VERSION",
     "N_ACTIONS",
+    "Bot",
     "CardError",
     "DealError",
     "EndReason",
     "HandResult",
     "IllegalMoveError",
-    "Policy",
     "Reason",
     "RuleConfig",
     "RuleConfigError",
@@ -105,4 +94,5 @@ __all__ = [
     "action_name",
     "env",
     "raw_env",
+    "register_gymnasium_id",
 ]

@@ -314,6 +314,30 @@ class raw_env(AECEnv):
         """Nothing to release: rendering is plain text."""
 
     # ------------------------------------------------------------------ extras
+    # A small documented API for code that drives the environment seat by seat (the single-agent
+    # view, bots' harnesses), so that it never reaches into the engine's or the encoder's state.
+
+    @property
+    def over(self) -> bool:
+        """Whether the current hand has ended (every agent is then terminated)."""
+        return self.hand.over
+
+    @property
+    def seat_to_act(self) -> int:
+        """The seat whose decision the environment waits for (``agent_selection`` as a seat)."""
+        return self.hand.to_act
+
+    def legal_mask(self) -> np.ndarray:
+        """``bool[N_ACTIONS]``: the legal moves of the seat to act (read-only; copy to keep)."""
+        return self.hand.legal_mask()
+
+    def legal_moves(self) -> list[int]:
+        """The legal action ids of the seat to act, in increasing order."""
+        return self.hand.legal_moves()
+
+    def observation_of(self, seat: int) -> np.ndarray:
+        """The observation vector of ``seat`` now, whether or not it is to act."""
+        return self.encoder.observe(self.hand, seat)
 
     @property
     def ledger(self) -> list[Transfer]:

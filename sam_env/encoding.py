@@ -142,7 +142,7 @@ class Encoder:
     def observe(self, hand: Hand, seat: int) -> np.ndarray:
         """The observation of ``seat`` (seat-relative; see :func:`observation_layout`)."""
         o = self._obs
-        unseen = FULL_DECK ^ (hand.hands[seat] | hand.all_played)
+        unseen = FULL_DECK ^ (hand.cards[seat] | hand.all_played)
         bits = hand.unary[seat] << o["hand"] | unary_of_cards(unseen) << o["unseen"]
         bits |= _seat_bits(hand, self._obs_plans[seat])
         if hand.phase is Phase.PLAY and hand.responsible(seat):

@@ -15,12 +15,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from . import register_gymnasium_id
 from .aec_env import raw_env
+from .bot import Bot
 from .core.rules import RuleConfig
-from .core.view import SeatView
-from .policy import Policy
 
-OpponentArg = Policy | Sequence[Policy] | None
+OpponentArg = Bot | Sequence[Bot] | None
 MAX_REDEALS = 1000
 """Hands dealt in one ``reset`` before giving up on reaching a learner decision (never hit in practice)."""
 
@@ -116,16 +116,16 @@ class SingleAgentEnv(gym.Env):
         return None if seat is None else int(seat)
 
     @staticmethod
-    def _check_opponents(opponents: OpponentArg, n: int) -> list[Policy | None]:
+    def _check_opponents(opponents: OpponentArg, n: int) -> list[Bot | None]:
         if opponents is None:
             return [None] * (n - 1)
-        if isinstance(opponents, Policy) or callable(opponents):
+        if isinstance(opponents, Bot) or callable(opponents):
             return [opponents] * (n - 1)
         opponents = list(opponents)
         if len(opponents) != n - 1:
             raise ValueError(f"{n} seats need {n - 1} opponents (or one for all), got {len(opponents)}")
         for i, p in enumerate(opponents):
-            if not (isinstance(p, Policy) or callable(p)):
+            if not (isinstance(p, Bot) or callable(p)):
                 raise TypeError(f"opponent {i} must have act(observation, view) or be callable, got {p!r}")
         return opponents
 
@@ -146,11 +146,11 @@ class SingleAgentEnv(gym.Env):
             self._agent = self.aec.possible_agents[self.seat]
             self._opponent_of = self._seat_policies()
             reward = self._play_opponents()
-            if not self.aec.hand.over:
+            if not self.aec.over:
                 break
             if explicit:
                 raise ValueError(
-                    f"the given deal ends ({self.aec.hand.result.reason.value}) before seat {self.seat} acts; "
+                    f"the given deal ends ({self.aec.result.reason.value}) before seat {self.seat} acts; "
                     "there is no decision to learn from"
                 )
             skipped_reward += reward
@@ -162,20 +162,20 @@ class SingleAgentEnv(gym.Env):
         return obs, info
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if self.aec.hand.over or self._abandoned:
+        if self.aec.over or self._abandoned:
             raise RuntimeError("the hand is over; call reset() before step()")
         if self.on_illegal == "penalty" and not self._is_legal(action):
             self._abandoned = True
             self._mask = np.zeros(self.action_space.n, dtype=bool)
             info = {"seat": self.seat, "action_mask": self._mask, "illegal_action": repr(action)}
-            obs = self.aec.encoder.observe(self.aec.hand, self.seat)
+            obs = self.aec.observation_of(self.seat)
             return obs, -self.illegal_penalty * self.aec.reward_scale, True, False, info
         self.aec.step(action)
         reward = self.aec.rewards[self._agent] + self._play_opponents()
-        terminated = self.aec.hand.over
+        terminated = self.aec.over
         obs, info = self._outputs()
         if terminated:
-            info["result"] = self.aec.hand.result.to_dict()
+            info["result"] = self.aec.result.to_dict()
         return obs, float(reward), terminated, False, info
 
     def action_masks(self) -> np.ndarray:
@@ -191,23 +191,23 @@ class SingleAgentEnv(gym.Env):
         n = self.action_space.n
         return isinstance(action, (int, np.integer)) and 0 <= action < n and bool(self._mask[action])
 
-    def _seat_policies(self) -> dict[int, Policy | None]:
+    def _seat_policies(self) -> dict[int, Bot | None]:
         others = [s for s in range(self.rules.n_players) if s != self.seat]
         return dict(zip(others, self.opponents, strict=True))
 
     def _play_opponents(self) -> float:
         """Let the other seats act until the learner must decide or the hand ends; the learner's money."""
-        aec, hand = self.aec, self.aec.hand
+        aec = self.aec
         reward = 0.0
-        while not hand.over and hand.to_act != self.seat:
+        while not aec.over and aec.seat_to_act != self.seat:
             agent = aec.agent_selection
-            policy = self._opponent_of[hand.to_act]
+            policy = self._opponent_of[aec.seat_to_act]
             if policy is None:
-                legal = hand.legal_moves()
+                legal = aec.legal_moves()
                 action = legal[int(aec.np_random.integers(len(legal)))]
             else:
                 obs = aec.observe(agent)
-                view = SeatView.of(hand, hand.to_act)
+                view = aec.seat_view(agent)
                 action = policy.act(obs, view) if hasattr(policy, "act") else policy(obs, view)
             aec.step(action)
             reward += aec.rewards[self._agent]
@@ -215,6 +215,9 @@ class SingleAgentEnv(gym.Env):
 
     def _outputs(self) -> tuple[np.ndarray, dict[str, Any]]:
         """The learner's observation and info; refreshes the mask :meth:`action_masks` returns."""
-        hand = self.aec.hand
-        self._mask = np.zeros(self.action_space.n, dtype=bool) if hand.over else hand.legal_mask().copy()
-        return self.aec.encoder.observe(hand, self.seat), {"seat": self.seat, "action_mask": self._mask}
+        aec = self.aec
+        self._mask = np.zeros(self.action_space.n, dtype=bool) if aec.over else aec.legal_mask().copy()
+        return aec.observation_of(self.seat), {"seat": self.seat, "action_mask": self._mask}
+
+
+register_gymnasium_id()  # gymnasium.make("sam_env/Sam-v0") builds SingleAgentEnv

@@ -20,7 +20,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from sb3_contrib import MaskablePPO
 
-from agents.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
+from agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
 
 from .config import ConfigError, TrainConfig
 

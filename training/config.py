@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from agents.checkpoint import ACTIVATIONS, PolicyArch
+from agents.ppo.checkpoint import ACTIVATIONS, PolicyArch
 from agents.registry import available
 from sam_env import RuleConfig, RuleConfigError
 from sam_env.config_files import read_mapping

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.checkpoint import PolicyCheckpoint
+from agents.ppo.checkpoint import PolicyCheckpoint
 from evaluation.report import markdown_table, text_table
 from evaluation.stats import Summary
 from evaluation.tournament import Match, run_matches

@@ -16,11 +16,11 @@ import numpy as np
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from agents.base import Agent
-from agents.checkpoint import PolicyCheckpoint
-from agents.ppo_bot import PPOAgent
+from agents.ppo.bot import PPOBot
+from agents.ppo.checkpoint import PolicyCheckpoint
 from agents.registry import make_agent
 from sam_env import SingleAgentEnv
+from sam_env.bot import Bot
 from sam_env.core import SeatView
 
 from .config import BASELINES, OPPONENT_KINDS, TrainConfig
@@ -31,7 +31,7 @@ class SeatSlot:
 
     def __init__(self, timings: dict[str, float]) -> None:
         self.kind = ""
-        self.policy: Agent | None = None
+        self.policy: Bot | None = None
         self._timings = timings
 
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
@@ -61,7 +61,7 @@ class OpponentDraw(gym.Wrapper):
         kinds = config.opponents.weights()
         self.kinds = list(kinds)
         self.p = np.array(list(kinds.values())) / sum(kinds.values())
-        self.pool: list[PPOAgent] = []
+        self.pool: list[PPOBot] = []
         self.pool_size = config.pool_size
         self.deterministic = config.snapshot_deterministic
         self.reward_scale = config.reward_scale
@@ -70,7 +70,7 @@ class OpponentDraw(gym.Wrapper):
     def add_snapshot(self, snapshot: PolicyCheckpoint) -> None:
         """Add a frozen copy of the learner; the oldest is dropped beyond ``pool_size``."""
         seed = self._snapshot_seed.spawn(1)[0]
-        self.pool.append(PPOAgent(snapshot, seed=seed, deterministic=self.deterministic, name="self_play"))
+        self.pool.append(PPOBot(snapshot, seed=seed, deterministic=self.deterministic, name="self_play"))
         del self.pool[: -self.pool_size]
 
     def pop_timings(self) -> dict[str, float]:

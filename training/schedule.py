@@ -13,7 +13,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
-from agents.checkpoint import PolicyCheckpoint
+from agents.ppo.checkpoint import PolicyCheckpoint
 
 from .checkpoints import save_checkpoint, snapshot_of
 from .config import OPPONENT_KINDS, TrainConfig

@@ -7,28 +7,25 @@ over the combination table of :mod:`.combos`, computed once per decision and cac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import warnings
 from enum import IntEnum
 
 import numpy as np
 
 from .cards import N_RANKS, NIBBLE_POPCOUNT, Rank, format_cards, unary_of_cards
 from .combos import (
-    BEATS,
     COMBOS,
     DECLARE_SAM,
-    DECLINE_SAM,
     IS_QUAD,
-    LEADS,
     N_COMBOS,
     PASS,
     SINGLE_RANK,
-    STRAIGHT_WITH_TWO,
     TWOS_CHOPPED,
     formable_combos,
 )
 from .deal import instant_win_type
 from .ledger import EndReason, HandResult, Reason, Transfer, net_of
+from .rule_tables import rule_tables
 from .rules import INSTANT_WIN_TYPES, RuleConfig
 
 NO_PLAY = -1
@@ -69,40 +66,6 @@ for _r in range(N_RANKS + 1):
     _SINGLES_BELOW[_r] = (SINGLE_RANK >= 0) & (SINGLE_RANK < _r)
 
 
-@dataclass(frozen=True)
-class RuleTables:
-    """Masks that depend on the rules as well as on the combination table; built once per config.
-
-    ``answers[t + 1]`` is what may be played on table combo ``t`` (row 0: a free lead).
-    """
-
-    allowed: np.ndarray
-    """Combinations the rules allow at all (``straights_with_two`` may rule some out)."""
-    answers: np.ndarray
-    sam_mask: np.ndarray
-    no_moves: np.ndarray
-
-
-_RULE_TABLES: dict[RuleConfig, RuleTables] = {}
-
-
-def rule_tables(rules: RuleConfig) -> RuleTables:
-    tables = _RULE_TABLES.get(rules)
-    if tables is None:
-        allowed = ~STRAIGHT_WITH_TWO if not rules.straights_with_two else np.ones(N_COMBOS, dtype=bool)
-        answers = np.zeros((N_COMBOS + 1, N_COMBOS), dtype=bool)
-        answers[0] = LEADS & allowed
-        answers[1:] = BEATS.T & allowed
-        answers[1:, PASS] = True
-        sam = np.zeros(N_COMBOS, dtype=bool)
-        sam[[DECLARE_SAM, DECLINE_SAM]] = True
-        tables = RuleTables(allowed, answers, sam, np.zeros(N_COMBOS, dtype=bool))
-        for arr in (tables.allowed, tables.answers, tables.sam_mask, tables.no_moves):
-            arr.flags.writeable = False
-        _RULE_TABLES[rules] = tables
-    return tables
-
-
 class Hand:
     """A single hand ("ván") from the deal to the settlement.
 
@@ -111,16 +74,17 @@ class Hand:
     state only through :meth:`step`.
     """
 
-    def __init__(self, rules: RuleConfig, hands: list[int], leader: int) -> None:
+    def __init__(self, rules: RuleConfig, cards: list[int], leader: int) -> None:
         n = rules.n_players
         self.rules = rules
         self.n_players = n
         self.leader = leader
         """The would-be leader of §6, who is asked first about Sâm."""
-        self.dealt: tuple[int, ...] = tuple(hands)
-        self.hands: list[int] = list(hands)
-        self.unary: list[int] = [unary_of_cards(h) for h in hands]
-        self.n_cards: list[int] = [h.bit_count() for h in hands]
+        self.dealt: tuple[int, ...] = tuple(cards)
+        self.cards: list[int] = list(cards)
+        """Each seat's cards now (a card mask per seat; the hand itself is the whole round, "ván")."""
+        self.unary: list[int] = [unary_of_cards(h) for h in cards]
+        self.n_cards: list[int] = [h.bit_count() for h in cards]
         self.played: list[int] = [0] * n
         self.played_unary: list[int] = [0] * n
         """Rank counts of ``played`` in unary form (:func:`.cards.unary_of_cards`; for observations)."""
@@ -158,6 +122,16 @@ class Hand:
     def over(self) -> bool:
         return self.phase is Phase.OVER
 
+    @property
+    def hands(self) -> list[int]:
+        """Deprecated name of :attr:`cards` (a hand is the round; a seat holds cards)."""
+        warnings.warn(
+            "Hand.hands is deprecated and will be removed in the next release; use Hand.cards",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.cards
+
     def legal_mask(self) -> np.ndarray:
         """``bool[N_COMBOS]`` of the moves the seat to act may make (read-only, cached)."""
         if self._mask is None:
@@ -187,7 +161,7 @@ class Hand:
         return seat
 
     def twos_held(self, seat: int) -> int:
-        return NIBBLE_POPCOUNT[(self.hands[seat] >> (4 * Rank.TWO)) & 0xF]
+        return NIBBLE_POPCOUNT[(self.cards[seat] >> (4 * Rank.TWO)) & 0xF]
 
     def chain_value(self) -> int:
         """What the owner of the play on the table would pay if it were chopped now."""
@@ -225,7 +199,7 @@ class Hand:
         legal = ", ".join(COMBOS[i].name for i in self.legal_moves())
         what = COMBOS[move].name if isinstance(move, (int, np.integer)) and 0 <= move < N_COMBOS else repr(move)
         if isinstance(move, (int, np.integer)) and 0 <= move < N_COMBOS:
-            held = format_cards(self.hands[self.to_act])
+            held = format_cards(self.cards[self.to_act])
             detail = f"seat {self.to_act} (holding {held}) may not play {what} now"
         else:
             detail = f"move {what} is not a combination id in 0..{N_COMBOS - 1}"
@@ -273,23 +247,23 @@ class Hand:
             self._advance(seat)
 
     def _remove_cards(self, seat: int, move: int) -> None:
-        hand, unary, played, played_unary = (
-            self.hands[seat],
+        cards, unary, played, played_unary = (
+            self.cards[seat],
             self.unary[seat],
             self.played[seat],
             self.played_unary[seat],
         )
         for r, k in _NEEDS[move]:
             shift = 4 * r
-            nib = (hand >> shift) & 0xF
+            nib = (cards >> shift) & 0xF
             taken = _TAKE[nib][k] << shift
-            hand ^= taken
+            cards ^= taken
             c = NIBBLE_POPCOUNT[nib]
             unary -= (_UNARY[c] - _UNARY[c - k]) << shift
             p = NIBBLE_POPCOUNT[(played >> shift) & 0xF]
             played_unary += (_UNARY[p + k] - _UNARY[p]) << shift
             played |= taken
-        self.hands[seat], self.unary[seat] = hand, unary
+        self.cards[seat], self.unary[seat] = cards, unary
         self._formable[seat] = None
         self.played[seat], self.played_unary[seat] = played, played_unary
         self.all_played |= played
@@ -373,7 +347,7 @@ class Hand:
         best: tuple[int, int, str] | None = None
         for k in range(self.n_players):
             seat = (self.leader + k) % self.n_players
-            kind = instant_win_type(self.rules, self.hands[seat], self.unary[seat])
+            kind = instant_win_type(self.rules, self.cards[seat], self.unary[seat])
             if kind is not None:
                 order = INSTANT_WIN_TYPES.index(kind)
                 if best is None or order < best[0]:

@@ -18,7 +18,7 @@ def render_hand(hand: Hand, viewer: int | None = None, symbols: bool = False) ->
     net = hand.net()
     for seat in range(hand.n_players):
         if viewer is None or viewer == seat:
-            cards = format_cards(hand.hands[seat], symbols) or "-"
+            cards = format_cards(hand.cards[seat], symbols) or "-"
         else:
             cards = f"[{hand.n_cards[seat]} cards]"
         tags = []

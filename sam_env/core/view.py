@@ -59,7 +59,7 @@ class SeatView:
             seat=seat,
             rules=hand.rules,
             phase=hand.phase,
-            hand=hand.hands[seat],
+            hand=hand.cards[seat],
             n_cards=tuple(hand.n_cards),
             played=tuple(hand.played),
             table_combo=hand.table_combo,

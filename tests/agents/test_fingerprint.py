@@ -8,8 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.checkpoint import CheckpointError, PolicyArch, add_fingerprint, load_policy, policy_metadata, save_policy
-from agents.ppo_bot import PRETRAINED_DIR
+from agents.ppo.bot import PRETRAINED_DIR
+from agents.ppo.checkpoint import (
+    CheckpointError,
+    PolicyArch,
+    add_fingerprint,
+    load_policy,
+    policy_metadata,
+    save_policy,
+)
 from sam_env import RuleConfig, encoding
 
 GOLDEN = {

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from agents.greedy_bot import GreedyAgent
-from agents.heuristic_bot import HeuristicAgent
+from agents.greedy_bot import GreedyBot
+from agents.heuristic_bot import HeuristicBot
 from sam_env.core import COMBOS, EndReason, Hand, Kind, RuleConfig, SeatView, Table, combo_index
 from sam_env.core.cards import mask_of
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM
@@ -28,16 +28,16 @@ def _observation(hand: Hand) -> dict[str, np.ndarray]:
     return {"action_mask": hand.legal_mask().astype(np.int8)}
 
 
-def _act(bot: HeuristicAgent, hand: Hand) -> int:
+def _act(bot: HeuristicBot, hand: Hand) -> int:
     return bot.act(_observation(hand), SeatView.of(hand, hand.to_act))
 
 
 def test_declares_sam_on_a_provably_unbeatable_hand_and_wins_it() -> None:
     hand = Table(RuleConfig()).new_hand(deal=[SAM_HAND, *FILLERS], leader=0)
-    bot = HeuristicAgent(seed=0)
+    bot = HeuristicBot(seed=0)
     assert _act(bot, hand) == DECLARE_SAM
     hand.step(DECLARE_SAM)
-    others = [HeuristicAgent(seed=s) for s in (1, 2, 3)]
+    others = [HeuristicBot(seed=s) for s in (1, 2, 3)]
     while not hand.over:
         player = bot if hand.to_act == 0 else others[hand.to_act - 1]
         hand.step(_act(player, hand))
@@ -47,7 +47,7 @@ def test_declares_sam_on_a_provably_unbeatable_hand_and_wins_it() -> None:
 
 def test_does_not_declare_sam_when_an_unseen_combination_could_beat_a_play() -> None:
     hand = Table(RuleConfig()).new_hand(deal=[NOT_SAM_HAND, *FILLERS], leader=0)
-    assert _act(HeuristicAgent(seed=0), hand) == DECLINE_SAM
+    assert _act(HeuristicBot(seed=0), hand) == DECLINE_SAM
 
 
 def test_blocks_a_sam_whenever_it_can() -> None:
@@ -62,7 +62,7 @@ def test_blocks_a_sam_whenever_it_can() -> None:
     hand.step(DECLARE_SAM)
     hand.step(combo_index("pair:3"))
     assert hand.to_act == 1
-    hand.step(_act(HeuristicAgent(seed=0), hand))
+    hand.step(_act(HeuristicBot(seed=0), hand))
     assert hand.result.reason is EndReason.SAM_BLOCKED
     assert hand.result.sam_blocker == 1
 
@@ -78,7 +78,7 @@ def test_responsible_seat_plays_a_combination_or_its_highest_single() -> None:
     # Only singles are offered (as if leading after every combination were gone): the highest one.
     singles = [combo_index(f"single:{r}") for r in ("3", "4", "5", "6", "7", "8", "9", "J", "K", "A")]
     view = _view(cards, responsible=True, n_cards=(10, 1, 10, 10), legal=tuple(singles))
-    action = HeuristicAgent(seed=0).act({}, view)
+    action = HeuristicBot(seed=0).act({}, view)
     assert action == combo_index("single:A")
 
 
@@ -87,7 +87,7 @@ def test_responsible_follower_does_not_undersize() -> None:
     table = combo_index("single:8")
     legal = (0, *(combo_index(f"single:{r}") for r in ("9", "J", "Q", "K", "A")))
     view = _view(cards, responsible=True, n_cards=(10, 1, 10, 10), table_combo=table, table_owner=3, legal=legal)
-    assert HeuristicAgent(seed=0).act({}, view) in (0, combo_index("single:A"))
+    assert HeuristicBot(seed=0).act({}, view) in (0, combo_index("single:A"))
 
 
 def test_chops_a_two_with_a_quad() -> None:
@@ -95,7 +95,7 @@ def test_chops_a_two_with_a_quad() -> None:
     table = combo_index("single:2")
     legal = (0, combo_index("quad:9"))
     view = _view(cards, table_combo=table, table_owner=3, legal=legal)
-    assert HeuristicAgent(seed=0).act({}, view) == combo_index("quad:9")
+    assert HeuristicBot(seed=0).act({}, view) == combo_index("quad:9")
 
 
 def test_keeps_its_two_early_and_sheds_a_fitting_single() -> None:
@@ -103,19 +103,19 @@ def test_keeps_its_two_early_and_sheds_a_fitting_single() -> None:
     table = combo_index("single:4")
     legal = (0, *(combo_index(f"single:{r}") for r in ("5", "6", "7", "9", "J", "Q", "K", "2")))
     view = _view(cards, table_combo=table, table_owner=3, legal=legal)
-    action = HeuristicAgent(seed=0).act({}, view)
+    action = HeuristicBot(seed=0).act({}, view)
     assert COMBOS[action].kind == Kind.SINGLE and COMBOS[action].key < COMBOS[combo_index("single:K")].key
 
 
 def test_leads_so_that_its_last_play_is_not_only_twos() -> None:
     view = _view(["5S", "2S"], n_cards=(2, 10, 10, 10))
     view = replace(view, legal=(combo_index("single:5"), combo_index("single:2")))
-    assert HeuristicAgent(seed=0).act({}, view) == combo_index("single:2")
+    assert HeuristicBot(seed=0).act({}, view) == combo_index("single:2")
 
 
 def test_greedy_plays_its_lowest_combination_and_declines_sam() -> None:
     hand = Table(RuleConfig()).new_hand(deal=[SAM_HAND, *FILLERS], leader=0)
-    bot = GreedyAgent(seed=0)
+    bot = GreedyBot(seed=0)
     assert bot.act(_observation(hand), SeatView.of(hand, 0)) == DECLINE_SAM
     for _ in range(4):
         hand.step(DECLINE_SAM)

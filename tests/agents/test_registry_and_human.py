@@ -6,10 +6,11 @@ import io
 
 import pytest
 
-from agents import play
-from agents.greedy_bot import GreedyAgent
-from agents.human import HumanAgent, QuitGame, parse_move
-from agents.registry import UnknownAgentError, available, make_agent
+from agents.greedy_bot import GreedyBot
+from agents.human import HumanPlayer, QuitGame, parse_move
+from agents.registry import UnknownAgentError, available, load_bot, make_agent
+from apps import play
+from sam_env import Bot
 from sam_env.core import RuleConfig, SeatView, Table, combo_index
 
 
@@ -17,7 +18,22 @@ def test_registry_builds_every_rule_based_bot_by_name() -> None:
     assert {"greedy", "heuristic", "random"} <= set(available())
     for name in ("greedy", "heuristic", "random"):
         assert make_agent(name, seed=1).name == name
-    assert isinstance(make_agent("greedy"), GreedyAgent)
+    assert isinstance(make_agent("greedy"), GreedyBot)
+
+
+def test_every_bot_is_a_sam_env_bot_and_so_is_anything_with_act() -> None:
+    """One name for what picks an action: the bots derive from it, duck-typed players count too."""
+    for name in available():
+        assert isinstance(load_bot(name), Bot)
+    assert isinstance(HumanPlayer(stdin=io.StringIO(""), stdout=io.StringIO()), Bot)
+
+    class FirstLegal:
+        def act(self, observation: dict, view: SeatView) -> int:
+            return int(observation["action_mask"].argmax())
+
+    assert isinstance(FirstLegal(), Bot)
+    assert not isinstance(object(), Bot)
+    assert not isinstance(lambda observation, view: 0, Bot)
 
 
 def test_unknown_agent_names_list_the_known_ones() -> None:
@@ -45,7 +61,7 @@ def _first_view() -> SeatView:
 def test_human_reprompts_on_bad_input_then_accepts_a_legal_move() -> None:
     view = _first_view()
     out = io.StringIO()
-    human = HumanAgent(stdin=io.StringIO("\nnonsense\n0\n1\n"), stdout=out)
+    human = HumanPlayer(stdin=io.StringIO("\nnonsense\n0\n1\n"), stdout=out)
     assert human.act({}, view) == view.legal[0]
     text = out.getvalue()
     assert "'nonsense' is not a move name" in text
@@ -56,7 +72,7 @@ def test_human_reprompts_on_bad_input_then_accepts_a_legal_move() -> None:
 def test_human_end_of_input_and_quit_raise_quit_game() -> None:
     for script in ("", "quit\n", "junk\nEXIT\n"):
         with pytest.raises(QuitGame):
-            HumanAgent(stdin=io.StringIO(script), stdout=io.StringIO()).act({}, _first_view())
+            HumanPlayer(stdin=io.StringIO(script), stdout=io.StringIO()).act({}, _first_view())
 
 
 def test_play_cli_runs_a_scripted_hand_to_the_end() -> None:
@@ -88,6 +104,7 @@ def test_play_cli_stops_cleanly_on_end_of_input_and_bad_input() -> None:
         (["--hands", "0"], "--hands must be at least 1"),
         (["--opponents", "greedy", "random"], "needs 3 names"),
         (["--rules", "/no/such/rules.yaml"], "does not exist"),
+        (["--opponents", "ppo", "--players", "3"], "no shipped 'ppo' network plays a 3-player table"),
     ],
 )
 def test_play_cli_rejects_bad_options_with_clear_messages(

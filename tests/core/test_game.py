@@ -24,7 +24,7 @@ def _snapshot(hand) -> tuple:
     return (
         hand.to_act,
         hand.phase,
-        tuple(hand.hands),
+        tuple(hand.cards),
         tuple(hand.passed),
         hand.table_combo,
         hand.table_owner,

@@ -94,7 +94,7 @@ def check_invariants(hand) -> None:
     """Cards conserved and disjoint; the mask is a read-only bool vector equal to legal_moves."""
     union = 0
     for s in range(hand.n_players):
-        dealt, held, played = hand.dealt[s], hand.hands[s], hand.played[s]
+        dealt, held, played = hand.dealt[s], hand.cards[s], hand.played[s]
         assert held & played == 0
         assert held | played == dealt
         assert union & dealt == 0
@@ -126,7 +126,7 @@ def play_against_reference(table: Table, deal, policy: Policy) -> None:
         assert PHASES[hand.phase] == ref.phase
         assert _ledger(hand) == ref.ledger
         for s in range(n):
-            assert rank_counts(hand.hands[s]) == ref.counts[s], s
+            assert rank_counts(hand.cards[s]) == ref.counts[s], s
         if hand.over:
             break
         assert hand.to_act == ref.to_act

@@ -46,13 +46,13 @@ def test_result_to_dict() -> None:
 def test_seat_view_hides_other_hands() -> None:
     hand = _play(["single:2", "quad:5"])
     view = SeatView.of(hand, 2)
-    assert view.hand == hand.hands[2]
+    assert view.hand == hand.cards[2]
     assert view.legal == tuple(hand.legal_moves())  # seat 2 is to act
     assert view.chain_value == 8  # chopping quad 5 now would cost seat 1 4X + the 4X it received
     other = SeatView.of(hand, 3)
     assert other.legal == ()
-    assert other.unseen & hand.hands[3] == 0
-    assert other.unseen & hand.hands[0] == hand.hands[0]
+    assert other.unseen & hand.cards[3] == 0
+    assert other.unseen & hand.cards[0] == hand.cards[0]
     assert other.net == (-4, 4, 0, 0)
 
 

@@ -149,7 +149,7 @@ def test_render_ansi_returns_the_table() -> None:
         assert f"seat {seat}:" in text
     assert "to act" in text
     # every hand is shown to the renderer (it is the table, not a seat's view)
-    first_card = sam_env.core.format_cards(hand.hands[0]).split()[0]
+    first_card = sam_env.core.format_cards(hand.cards[0]).split()[0]
     assert first_card in text
     play_aec(env, np.random.default_rng(0))
     assert "result:" in env.render()
@@ -192,3 +192,33 @@ def test_bad_render_mode(mode: str) -> None:
 def test_bad_reward_scale(scale: object) -> None:
     with pytest.raises(ValueError, match="reward_scale"):
         sam_env.raw_env(reward_scale=scale)
+
+
+def test_the_seat_by_seat_api_matches_what_agents_observe() -> None:
+    """``over``, ``seat_to_act``, ``legal_mask``, ``legal_moves`` and ``observation_of``: the seam the
+    single-agent view uses instead of the engine's internals."""
+    env = sam_env.env()
+    raw = env.unwrapped
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        assert raw.over == (terminated or truncated)
+        if raw.over:
+            env.step(None)
+            continue
+        assert raw.agent_of_seat(raw.seat_to_act) == agent
+        np.testing.assert_array_equal(raw.legal_mask(), observation["action_mask"].astype(bool))
+        assert raw.legal_moves() == np.flatnonzero(observation["action_mask"]).tolist()
+        for seat in range(raw.rules.n_players):
+            expected = raw.observe(raw.agent_of_seat(seat))["observation"]
+            np.testing.assert_array_equal(raw.observation_of(seat), expected)
+        env.step(int(rng.choice(raw.legal_moves())))
+
+
+def test_a_seats_cards_are_hand_cards_and_the_old_name_warns() -> None:
+    env = sam_env.env()
+    env.reset(seed=0)
+    hand = env.unwrapped.hand
+    with pytest.warns(DeprecationWarning, match="use Hand.cards"):
+        assert hand.hands is hand.cards

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from env_helpers import CHOP_CHAIN_DEAL, FOUR_TWOS_DEAL
-from pettingzoo.utils.env_logger import EnvLogger
 
 import sam_env
 from sam_env import CardError, DealError, IllegalMoveError, action_index
@@ -124,26 +123,3 @@ def test_deal_size_follows_the_player_count() -> None:
         env.reset(options={"hands": GOOD})
     env.reset(options={"hands": GOOD[:2], "leader": 1})
     assert env.agents == ["player_0", "player_1"]
-
-
-def test_env_wrapper_enforces_the_call_order() -> None:
-    """env() makes PettingZoo's order-enforcing checks itself (it skips the stock wrapper's hops)."""
-    env = sam_env.env()
-    for call in (env.agent_iter, lambda: env.step(0), env.last):
-        with pytest.raises(AssertionError, match="reset"):
-            call()
-    with pytest.raises(AttributeError, match="before reset"):
-        _ = env.agent_selection
-    env.reset(seed=0)
-    agents = iter(env.agent_iter())
-    next(agents)
-    with pytest.raises(AssertionError, match="need to call step"):
-        next(agents)
-    env.reset(seed=0)
-    for _agent in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
-    assert not env.agents
-    EnvLogger.mqueue.clear()
-    env.step(None)
-    assert any("step() called after all agents are terminated" in message for message in EnvLogger.mqueue)

@@ -67,7 +67,7 @@ def test_masks_are_the_engines_legal_moves(rules: RuleConfig, seed: int) -> None
             obs = env.observe(agent)
             assert env.observation_space(agent).contains(obs)
             counts = unary_counts(blocks(obs["observation"], n)["hand"])
-            assert counts == rank_counts(hand.hands[seat])
+            assert counts == rank_counts(hand.cards[seat])
             mask = obs["action_mask"]
             if agent != acting:
                 assert not mask.any()
@@ -204,13 +204,13 @@ def reference_observation(hand: Hand, seat: int) -> dict[str, np.ndarray]:
     n = hand.n_players
     order = [(seat + k) % n for k in range(n)]
     relative = {s: row for row, s in enumerate(order)}
-    known = hand.hands[seat]
+    known = hand.cards[seat]
     for played in hand.played:
         known |= played
     on_table = hand.table_combo >= 0
     chain = hand.chain_value()
     return {
-        "hand": _unary(rank_counts(hand.hands[seat])),
+        "hand": _unary(rank_counts(hand.cards[seat])),
         "unseen": _unary([4 - c for c in rank_counts(known)]),
         "played": np.concatenate([_unary(rank_counts(hand.played[s])) for s in order]),
         "cards_left": np.concatenate([_one_hot(rules.CARDS_PER_HAND + 1, hand.n_cards[s]) for s in order]),

@@ -7,8 +7,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.checkpoint import CheckpointError, PolicyArch, PolicyCheckpoint, load_policy, policy_metadata, save_policy
-from agents.ppo_bot import PPOAgent
+from agents.ppo.bot import PPOBot
+from agents.ppo.checkpoint import (
+    CheckpointError,
+    PolicyArch,
+    PolicyCheckpoint,
+    load_policy,
+    policy_metadata,
+    save_policy,
+)
 from agents.registry import can_play, label_of, load_bot
 from evaluation.tournament import Match, run_matches
 from sam_env import RuleConfig
@@ -47,11 +54,11 @@ def test_a_bot_that_cannot_sit_at_the_table_is_refused_before_the_first_hand() -
 
 def test_load_bot_picks_the_shipped_network_for_the_rules() -> None:
     bot = load_bot("ppo", rules=RuleConfig(bao1="forced"))
-    assert isinstance(bot, PPOAgent) and bot.name == "ppo" and bot.n_players == 4
+    assert isinstance(bot, PPOBot) and bot.name == "ppo" and bot.n_players == 4
     assert load_bot("ppo").n_players == 4
     for n_players in (2, 3, 5):
         bot = load_bot("ppo", rules=RuleConfig(n_players=n_players))
-        assert isinstance(bot, PPOAgent) and bot.name == "ppo" and bot.n_players == n_players
+        assert isinstance(bot, PPOBot) and bot.name == "ppo" and bot.n_players == n_players
         with pytest.raises(CheckpointError, match=rf"no shipped 'ppo_v1' network plays a {n_players}-player table"):
             load_bot("ppo_v1", rules=RuleConfig(n_players=n_players))
         assert load_bot("heuristic", rules=RuleConfig(n_players=n_players)).name == "heuristic"
@@ -63,7 +70,7 @@ def test_a_checkpoint_folder_is_a_checkpoint_path(tmp_path: Path) -> None:
     policy = in_memory_policy(RuleConfig())
     save_policy(tmp_path / "final" / "policy", policy.tensors, policy.metadata)
     for spec in (tmp_path / "final", str(tmp_path / "final")):
-        assert isinstance(load_bot(spec), PPOAgent)
+        assert isinstance(load_bot(spec), PPOBot)
     assert load_policy(tmp_path / "final").metadata["fingerprint"] == policy.metadata["fingerprint"]
     with pytest.raises(CheckpointError, match="trained for 4 players, but this table has 5"):
         load_bot(tmp_path / "final", rules=RuleConfig(n_players=5))

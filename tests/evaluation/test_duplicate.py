@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import sam_env
-from agents.base import Agent
 from agents.registry import make_agent
 from evaluation.deals import make_deal
 from evaluation.stats import NET
 from evaluation.tournament import Match, play_hand, run_matches, slot_seats
+from sam_env.bot import Bot
 from sam_env.core import RuleConfig, SeatView
 
 
@@ -30,7 +30,7 @@ def test_slots_rotate_through_every_seat_keeping_turn_order() -> None:
     assert [slot_seats(k, 4) for k in range(4)] == [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
 
 
-class _Recorder(Agent):
+class _Recorder(Bot):
     """Greedy play that records the cards it was dealt."""
 
     name = "recorder"

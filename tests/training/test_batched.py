@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from training_helpers import ROOT, write_checkpoint
+from policy_files import ROOT, write_checkpoint
 
-from agents.checkpoint import load_policy
-from agents.ppo_bot import PPOAgent, build_policy
+from agents.ppo.checkpoint import load_policy
+from agents.ppo.bot import PPOBot
+from agents.ppo.sb3 import build_policy
 from agents.registry import load_bot
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 from sam_env.core.combos import combo_index
@@ -111,7 +112,7 @@ def test_the_network_is_sb3s_maskable_policy_and_the_numpy_bots() -> None:
         values = policy.predict_values(torch.from_numpy(obs)).squeeze(-1).numpy()
     np.testing.assert_allclose(ours, sb3, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(trainer.net.value(torch.from_numpy(obs)).detach().numpy(), values, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(PPOAgent(checkpoint).logits(obs[0]), ours[0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(PPOBot(checkpoint).logits(obs[0]), ours[0], rtol=1e-4, atol=1e-5)
 
 
 def test_the_batched_trainer_refuses_python_bots_as_opponents() -> None:

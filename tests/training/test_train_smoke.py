@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from training_helpers import ROOT
+from policy_files import ROOT
 
-from agents.checkpoint import load_policy
+from agents.ppo.checkpoint import load_policy
 from agents.registry import load_bot
 from sam_env import ENCODING_VERSION
 

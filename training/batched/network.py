@@ -2,8 +2,8 @@
 
 The module's ``state_dict`` has SB3's tensor names (``mlp_extractor.policy_net.*``, ``action_net.*``,
 ``mlp_extractor.value_net.*``, ``value_net.*``), so a network trained here is saved with
-:func:`agents.checkpoint.save_policy` and played by :class:`agents.ppo_bot.PPOAgent`, ``sam-eval``,
-``sam-play`` and :func:`agents.ppo_bot.build_policy` without any conversion. Frozen opponents (the
+:func:`agents.ppo.checkpoint.save_policy` and played by :class:`agents.ppo.bot.PPOBot`, ``sam-eval``,
+``sam-play`` and :func:`agents.ppo.sb3.build_policy` without any conversion. Frozen opponents (the
 self-play pool, or the bot a best response is trained against) are the same network, actor only,
 evaluated once per step on every table where they act.
 """
@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.checkpoint import PolicyArch, PolicyCheckpoint
+from agents.ppo.checkpoint import PolicyArch, PolicyCheckpoint
 
 MASKED_LOGIT = -1e8
 """The logit of an illegal action (SB3's ``MaskableCategorical`` uses the same value)."""
@@ -70,7 +70,7 @@ class ActorCritic(nn.Module):
         return self.value_net(self.mlp_extractor.value_net(obs)).squeeze(-1)
 
     def tensors(self) -> dict[str, np.ndarray]:
-        """The state dict as float32 numpy copies: what :func:`~agents.checkpoint.save_policy` writes."""
+        """The state dict as float32 numpy copies: what :func:`~agents.ppo.checkpoint.save_policy` writes."""
         return {k: v.detach().cpu().numpy().astype(np.float32, copy=True) for k, v in self.state_dict().items()}
 
     def load_tensors(self, tensors: Mapping[str, np.ndarray]) -> None:

@@ -19,7 +19,7 @@ import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
-from agents.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
+from agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
 
 from ..config import ConfigError
 from .trainer import BatchedTrainer

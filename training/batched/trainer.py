@@ -18,8 +18,8 @@ import torch
 from stable_baselines3.common.logger import Logger, configure
 from tqdm import tqdm
 
-from agents.checkpoint import PolicyCheckpoint, policy_metadata
-from agents.ppo_bot import PPOAgent
+from agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
+from agents.ppo.bot import PPOBot
 from agents.registry import load_bot
 from evaluation.stats import METRICS
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
@@ -41,7 +41,7 @@ def torch_device(name: str) -> torch.device:
 def network_of(spec: str, rules: RuleConfig) -> PolicyCheckpoint:
     """The checkpoint of a network bot (a shipped name or a path) that fits ``rules``."""
     bot = load_bot(spec, rules=rules)
-    if not isinstance(bot, PPOAgent):
+    if not isinstance(bot, PPOBot):
         raise ConfigError(f"fixed_opponents: {spec!r} is not a network; only networks are played in batch")
     return bot.checkpoint
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from training_helpers import write_checkpoint
+from policy_files import write_checkpoint
 
 import sam_env
-from agents.ppo_bot import PPOAgent, pretrained_names
+from agents.ppo.bot import PPOBot, pretrained_names
 from agents.registry import available, can_play, load_bot
 from sam_env import RuleConfig, SingleAgentEnv
 
@@ -58,8 +58,8 @@ def test_a_shipped_network_is_an_opponent_of_the_single_agent_view(name: str) ->
 def test_load_bot_takes_a_checkpoint_path(tmp_path: Path) -> None:
     path = write_checkpoint(tmp_path)
     for spelling in (path, path.with_suffix(".safetensors"), path.with_suffix("")):
-        assert isinstance(load_bot(str(spelling)), PPOAgent)
-        assert isinstance(load_bot(spelling), PPOAgent)  # a pathlib.Path as well as a string
+        assert isinstance(load_bot(str(spelling)), PPOBot)
+        assert isinstance(load_bot(spelling), PPOBot)  # a pathlib.Path as well as a string
 
 
 @pytest.mark.parametrize("bad", [None, 3, ["ppo"]])
@@ -73,9 +73,9 @@ def test_sampling_mode_draws_only_legal_moves_and_follows_the_seed(tmp_path: Pat
     mask = np.zeros(sam_env.N_ACTIONS, dtype=np.int8)
     mask[[0, 7, 30, 31]] = 1
     obs = {"observation": np.zeros(586, np.float32), "action_mask": mask}
-    draws = [PPOAgent.from_checkpoint(path, seed=5, deterministic=False).act(obs, None) for _ in range(2)]
+    draws = [PPOBot.from_checkpoint(path, seed=5, deterministic=False).act(obs, None) for _ in range(2)]
     assert draws[0] == draws[1]
-    bot = PPOAgent.from_checkpoint(path, seed=5, deterministic=False)
+    bot = PPOBot.from_checkpoint(path, seed=5, deterministic=False)
     assert {bot.act(obs, None) for _ in range(200)} <= {0, 7, 30, 31}
 
 

@@ -1,4 +1,4 @@
-"""Shared pieces of the training tests: a small random policy checkpoint written on the spot."""
+"""A small random policy checkpoint written on the spot, for the tests of checkpoints, bots and training."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.checkpoint import PolicyArch, policy_metadata, save_policy
+from agents.ppo.checkpoint import PolicyArch, policy_metadata, save_policy
 from sam_env import RuleConfig
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 TINY_ARCH = PolicyArch(pi=(16,), vf=(8,), activation="tanh")
 
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from training_helpers import write_checkpoint
+from policy_files import write_checkpoint
 
-from agents.checkpoint import CheckpointError, checkpoint_files, copy_policy, load_policy
-from agents.ppo_bot import PPOAgent, build_policy
+from agents.ppo.bot import PPOBot
+from agents.ppo.checkpoint import CheckpointError, checkpoint_files, copy_policy, load_policy
+from agents.ppo.sb3 import build_policy
 from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig
 
 
@@ -56,7 +57,7 @@ def test_a_checkpoint_for_another_table_size_is_refused(tmp_path: Path) -> None:
     path = write_checkpoint(tmp_path, RuleConfig(n_players=3))
     with pytest.raises(CheckpointError, match="trained for 3 players, but this table has 4"):
         load_policy(path, n_players=4)
-    bot = PPOAgent.from_checkpoint(path)
+    bot = PPOBot.from_checkpoint(path)
     with pytest.raises(ValueError, match=r"trained on \(517,\) — a 3-player table"):
         bot.act({"observation": np.zeros(586, np.float32), "action_mask": np.ones(N_ACTIONS, np.int8)}, None)
 
@@ -112,7 +113,7 @@ def test_missing_or_broken_metadata(tmp_path: Path, checkpoint: Path) -> None:
 def test_numpy_player_and_rebuilt_sb3_policy_agree(checkpoint: Path) -> None:
     loaded = load_policy(checkpoint)
     policy = build_policy(loaded)
-    bot = PPOAgent(loaded)
+    bot = PPOBot(loaded)
     obs = np.random.default_rng(1).integers(0, 2, size=(5, loaded.obs_size)).astype(np.float32)
     with torch.no_grad():
         features = policy.extract_features(torch.from_numpy(obs), policy.pi_features_extractor)
@@ -129,5 +130,5 @@ def test_metadata_without_the_weights_hash_is_refused(checkpoint: Path, weights:
 
 
 def test_ppo_agent_wants_a_loaded_checkpoint_not_a_path(checkpoint: Path) -> None:
-    with pytest.raises(TypeError, match=r"PolicyCheckpoint.*PPOAgent\.from_checkpoint"):
-        PPOAgent(str(checkpoint))
+    with pytest.raises(TypeError, match=r"PolicyCheckpoint.*PPOBot\.from_checkpoint"):
+        PPOBot(str(checkpoint))

@@ -1,0 +1,333 @@
+"""Policy checkpoints: weights as safetensors, facts about them as JSON, and the checks on loading.
+
+A checkpoint is two files with the same stem: ``<stem>.safetensors`` (the policy's state dict, plain
+tensors) and ``<stem>.json`` (metadata). Loading never unpickles anything — safetensors holds only
+arrays, JSON only data — so a checkpoint downloaded from anywhere cannot run code.
+
+The metadata records what the weights only make sense with: the observation encoding version and
+its fingerprint (:func:`sam_env.encoding.fingerprint`: layout, action table, scaling), the number
+of actions, the observation shape, the rules (their seat count fixes the observation
+layout), the network architecture (enough to rebuild the network without the training code), the
+training configuration, and the SHA-256 of the weights file, so that a file swapped, edited or cut
+short is refused with a message naming it instead of playing with garbage weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from safetensors import SafetensorError
+from safetensors.numpy import load_file, save_file
+
+from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig, RuleConfigError, encoding
+from sam_env.encoding import observation_size
+
+FORMAT = "sam-env-policy"
+FORMAT_VERSION = 1
+ACTIVATIONS = ("tanh", "relu")
+"""Activation functions a checkpoint may name (the ones both torch and the numpy player implement)."""
+
+
+MIGRATE = "if it was made with this encoding version, migrate it with agents.ppo.checkpoint.add_fingerprint(path)"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used here: missing, damaged, or made for another encoding or table."""
+
+
+@dataclass(frozen=True)
+class PolicyArch:
+    """The shape of a MaskablePPO actor-critic: hidden layer sizes of each head and their activation.
+
+    The features extractor is SB3's ``Flatten`` (the observation is already a flat vector), so this
+    plus the observation size and the action count determine every tensor of the state dict.
+    """
+
+    pi: tuple[int, ...]
+    vf: tuple[int, ...]
+    activation: str
+
+    def __post_init__(self) -> None:
+        for head in ("pi", "vf"):
+            sizes = getattr(self, head)
+            if not isinstance(sizes, (list, tuple)) or not all(
+                isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in sizes
+            ):
+                raise ValueError(f"net_arch.{head} = {sizes!r} must be a list of positive layer sizes")
+            object.__setattr__(self, head, tuple(sizes))
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation = {self.activation!r} is not allowed; expected one of {list(ACTIVATIONS)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"net_arch": {"pi": list(self.pi), "vf": list(self.vf)}, "activation": self.activation}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PolicyArch:
+        arch = data["net_arch"]
+        return cls(pi=tuple(arch["pi"]), vf=tuple(arch["vf"]), activation=data["activation"])
+
+    def tensor_shapes(self, obs_size: int, n_actions: int) -> dict[str, tuple[int, ...]]:
+        """Every tensor of the SB3 state dict, by name, with its shape."""
+        shapes: dict[str, tuple[int, ...]] = {}
+        for head, sizes, out_name, out_size in (
+            ("policy_net", self.pi, "action_net", n_actions),
+            ("value_net", self.vf, "value_net", 1),
+        ):
+            previous = obs_size
+            for i, size in enumerate(sizes):
+                # SB3 builds each head as nn.Sequential(Linear, activation, Linear, activation, ...).
+                shapes[f"mlp_extractor.{head}.{2 * i}.weight"] = (size, previous)
+                shapes[f"mlp_extractor.{head}.{2 * i}.bias"] = (size,)
+                previous = size
+            shapes[f"{out_name}.weight"] = (out_size, previous)
+            shapes[f"{out_name}.bias"] = (out_size,)
+        return shapes
+
+
+@dataclass(frozen=True)
+class PolicyCheckpoint:
+    """Validated weights and metadata of one policy (from files, or built in memory during training)."""
+
+    tensors: dict[str, np.ndarray]
+    metadata: dict[str, Any]
+    source: str
+    """Where the checkpoint came from (a path, or a description), for error messages."""
+
+    @property
+    def arch(self) -> PolicyArch:
+        return PolicyArch.from_dict(self.metadata["policy"])
+
+    @property
+    def rules(self) -> RuleConfig:
+        return RuleConfig.from_dict(self.metadata["rules"])
+
+    @property
+    def obs_size(self) -> int:
+        return int(self.metadata["observation_shape"][0])
+
+    @classmethod
+    def in_memory(cls, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any], source: str) -> PolicyCheckpoint:
+        """Validate weights that never touched the disk (the self-play snapshots of a training run)."""
+        checkpoint = cls({k: np.ascontiguousarray(v) for k, v in tensors.items()}, dict(metadata), source)
+        _check_metadata(checkpoint.metadata, source)
+        _check_tensors(checkpoint, source)
+        return checkpoint
+
+
+def policy_metadata(
+    rules: RuleConfig, arch: PolicyArch, training: Mapping[str, Any] | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The metadata of a policy for ``rules`` (``extra``: e.g. the run name and step count)."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "encoding_version": ENCODING_VERSION,
+        "fingerprint": encoding.fingerprint(rules.n_players),
+        "n_actions": N_ACTIONS,
+        "observation_shape": [observation_size(rules.n_players)],
+        "rules": rules.to_dict(),
+        "policy": {"algorithm": "MaskablePPO", "class": "MaskableActorCriticPolicy", **arch.to_dict()},
+        "training": dict(training or {}),
+        **extra,
+    }
+
+
+def checkpoint_files(path: str | Path) -> tuple[Path, Path]:
+    """``(json, safetensors)`` paths of a checkpoint: the one rule for checkpoint paths everywhere.
+
+    A checkpoint is named by either of its files, by their common stem, or by the folder that holds
+    ``policy.json`` + ``policy.safetensors`` (``runs/<run>/final``, ``checkpoints/step_N``: the
+    folders ``train.py --resume`` takes).
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / "policy"
+    stem = path.with_suffix("") if path.suffix in (".json", ".safetensors") else path
+    return stem.with_name(stem.name + ".json"), stem.with_name(stem.name + ".safetensors")
+
+
+def is_checkpoint_path(text: str) -> bool:
+    """Whether ``text`` names a checkpoint by :func:`checkpoint_files`' rule (a file suffix, or files on disk)."""
+    json_path, _ = checkpoint_files(text)
+    return text.endswith((".json", ".safetensors")) or json_path.is_file()
+
+
+def save_policy(path: str | Path, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> Path:
+    """Write ``<stem>.safetensors`` and ``<stem>.json``; return the JSON path.
+
+    The weights are written first and hashed into the metadata, so a JSON file always describes
+    exactly the weights beside it.
+    """
+    json_path, weights_path = checkpoint_files(path)
+    arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
+    PolicyCheckpoint.in_memory(arrays, metadata, str(json_path))
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(arrays, str(weights_path))
+    meta = dict(metadata)
+    meta["weights"] = {"file": weights_path.name, "sha256": _sha256(weights_path)}
+    json_path.write_text(json.dumps(meta, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    return json_path
+
+
+def load_policy(path: str | Path, n_players: int | None = None) -> PolicyCheckpoint:
+    """Load and check a checkpoint; ``n_players``: the table it must fit (refused otherwise).
+
+    Raises :class:`CheckpointError` naming the file, what was found and what was expected.
+    """
+    json_path, weights_path = checkpoint_files(path)
+    metadata = read_metadata(json_path)
+    _check_metadata(metadata, str(json_path))
+    seats = metadata["rules"].get("n_players")
+    if n_players is not None and seats != n_players:
+        raise CheckpointError(
+            f"{json_path}: the policy was trained for {seats} players, but this table has {n_players}; "
+            "its observation layout does not fit (train one for this seat count)"
+        )
+    if not weights_path.is_file():
+        raise CheckpointError(f"{json_path}: the weights file {weights_path} is missing")
+    record = metadata.get("weights")
+    recorded = record.get("sha256") if isinstance(record, dict) else None
+    if not isinstance(recorded, str):
+        raise CheckpointError(
+            f"{json_path}: no SHA-256 of the weights in the metadata (found weights = {record!r}); expected "
+            '{"file": ..., "sha256": ...} as save_policy writes it, so that the weights can be checked'
+        )
+    actual = _sha256(weights_path)
+    if recorded != actual:
+        raise CheckpointError(
+            f"{weights_path}: the file is damaged or was replaced — its SHA-256 is {actual}, but "
+            f"{json_path.name} expects {recorded}; re-download or re-export the checkpoint"
+        )
+    try:
+        tensors = load_file(str(weights_path))
+    except (SafetensorError, OSError, ValueError) as err:
+        raise CheckpointError(
+            f"{weights_path}: not a readable safetensors file ({err}); expected the policy state dict "
+            f"described by {json_path.name}"
+        ) from None
+    checkpoint = PolicyCheckpoint(tensors, metadata, str(weights_path))
+    _check_tensors(checkpoint, str(weights_path))
+    return checkpoint
+
+
+def copy_policy(source: str | Path, destination: str | Path) -> Path:
+    """Check a checkpoint and write it under a new stem (e.g. ``agents/pretrained/ppo``); return the JSON path.
+
+    Renaming the files by hand would leave the metadata naming the old weights file; this rewrites it.
+    """
+    checkpoint = load_policy(source)
+    metadata = {k: v for k, v in checkpoint.metadata.items() if k != "weights"}
+    return save_policy(destination, checkpoint.tensors, metadata)
+
+
+def add_fingerprint(path: str | Path) -> Path:
+    """Record this sam-env's encoding fingerprint in a checkpoint saved before fingerprints existed.
+
+    The weights file is untouched (its SHA-256 stays valid). Only for checkpoints of the current
+    :data:`~sam_env.ENCODING_VERSION`, whose encoding the fingerprint describes; one that already has
+    a fingerprint is refused, since its fingerprint is the record of what it was trained on.
+    """
+    json_path, _ = checkpoint_files(path)
+    metadata = read_metadata(json_path)
+    if "fingerprint" in metadata:
+        raise CheckpointError(f"{json_path}: already has a fingerprint ({metadata['fingerprint']!r})")
+    rules = metadata.get("rules")
+    n_players = rules.get("n_players") if isinstance(rules, dict) else None
+    stamped = {}
+    for key, value in metadata.items():
+        stamped[key] = value
+        if key == "encoding_version" and isinstance(n_players, int):
+            stamped["fingerprint"] = encoding.fingerprint(n_players)
+    json_path.write_text(json.dumps(stamped, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    try:
+        load_policy(json_path)
+    except CheckpointError:
+        json_path.write_text(json.dumps(metadata, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+        raise
+    return json_path
+
+
+def read_metadata(json_path: Path) -> dict[str, Any]:
+    """The metadata dict of a checkpoint's JSON file, or a :class:`CheckpointError` saying why not."""
+    if not json_path.is_file():
+        raise CheckpointError(f"{json_path}: no such checkpoint metadata file")
+    try:
+        metadata = json.loads(json_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise CheckpointError(f"{json_path}: not valid JSON ({err}); expected {FORMAT} metadata") from None
+    if not isinstance(metadata, dict):
+        kind = type(metadata).__name__
+        raise CheckpointError(f"{json_path}: expected a JSON object of {FORMAT} metadata, got a JSON {kind}")
+    return metadata
+
+
+def _check_metadata(metadata: dict[str, Any], source: str) -> None:
+    """Refuse metadata from another format, encoding, action table or with an inconsistent shape."""
+    if metadata.get("format") != FORMAT or metadata.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{source}: format {metadata.get('format')!r} version {metadata.get('format_version')!r}; "
+            f"expected {FORMAT!r} version {FORMAT_VERSION}"
+        )
+    if metadata.get("encoding_version") != ENCODING_VERSION:
+        raise CheckpointError(
+            f"{source}: the policy was trained on observation encoding version "
+            f"{metadata.get('encoding_version')!r}, but this sam-env encodes version {ENCODING_VERSION}; "
+            "its inputs would mean something else (retrain, or use the sam-env release it was made with)"
+        )
+    if metadata.get("n_actions") != N_ACTIONS:
+        raise CheckpointError(
+            f"{source}: the policy has {metadata.get('n_actions')!r} actions, but this sam-env's action "
+            f"table has {N_ACTIONS}; action ids would not match"
+        )
+    try:
+        rules = RuleConfig.from_dict(metadata.get("rules"))
+        PolicyArch.from_dict(metadata.get("policy") or {})
+    except (RuleConfigError, ValueError, KeyError, TypeError) as err:
+        raise CheckpointError(f"{source}: bad rules or policy architecture in the metadata: {err}") from None
+    expected = [observation_size(rules.n_players)]
+    if metadata.get("observation_shape") != expected:
+        raise CheckpointError(
+            f"{source}: observation shape {metadata.get('observation_shape')!r}, but a {rules.n_players}-player "
+            f"table observes {expected}"
+        )
+    expected_fingerprint = encoding.fingerprint(rules.n_players)
+    if metadata.get("fingerprint") != expected_fingerprint:
+        found = metadata.get("fingerprint")
+        raise CheckpointError(
+            f"{source}: the policy was trained on an encoding with fingerprint {found!r}, but this sam-env's "
+            f"observation layout, action table and scaling for {rules.n_players} players have fingerprint "
+            f"{expected_fingerprint!r}; its inputs or actions would mean something else (retrain, or use the "
+            "sam-env release it was made with)"
+            + ("" if found is not None else f"; one saved before fingerprints existed: {MIGRATE}")
+        )
+
+
+def _check_tensors(checkpoint: PolicyCheckpoint, source: str) -> None:
+    """The tensors must be exactly those of the recorded architecture, as float32."""
+    expected = checkpoint.arch.tensor_shapes(checkpoint.obs_size, N_ACTIONS)
+    found = {k: tuple(v.shape) for k, v in checkpoint.tensors.items()}
+    if found != expected:
+        missing = sorted(set(expected) - set(found))
+        unexpected = sorted(set(found) - set(expected))
+        wrong = sorted(k for k in set(found) & set(expected) if found[k] != expected[k])
+        raise CheckpointError(
+            f"{source}: tensors do not match the architecture in the metadata "
+            f"(missing {missing}, unexpected {unexpected}, wrong shape {wrong})"
+        )
+    bad = sorted(k for k, v in checkpoint.tensors.items() if v.dtype != np.float32 or not np.isfinite(v).all())
+    if bad:
+        raise CheckpointError(f"{source}: tensors {bad} are not finite float32 values")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,107 @@
+"""``sam-play`` / ``python -m apps.play``: play Sâm Lốc in the terminal against bots.
+
+The game runs through the environment, exactly as bots see it. Before each of your moves the table
+is drawn from your seat (your cards, the others' card counts, the play to beat); every bot move is
+announced; when a hand ends all hands are shown with the money. Several hands make a table: the
+winner of one hand leads the next.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+import sam_env
+from agents.human import HumanPlayer, QuitGame
+from agents.registry import available, load_bot
+from apps.options import add_rules_arguments, check_bots, opponent_lineup, rules_from_args
+from sam_env.bot import Bot
+from sam_env.core import RuleConfig
+from sam_env.core.render import render_hand
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sam-play",
+        description="Play Sâm Lốc in the terminal against bots. Choose each move by its number in the "
+        "list of legal moves or by name (single:7, pair:K, straight:10-A, pass; T for 10); "
+        "'quit' or end of input stops.",
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=["heuristic"],
+        metavar="NAME",
+        help=f"bots in the other seats, in turn order after you; one name fills every seat "
+        f"(known: {', '.join(available())}, or a policy checkpoint path; default heuristic)",
+    )
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 to n-1 (default 0)")
+    parser.add_argument("--hands", type=int, default=1, help="hands to play at the same table (default 1)")
+    parser.add_argument("--seed", type=int, help="seed of the deals and bots (default: a fresh random game)")
+    parser.add_argument("--symbols", action="store_true", help="show suits as ♠ ♣ ♦ ♥")
+    add_rules_arguments(parser)
+    return parser
+
+
+def _lineup(args: argparse.Namespace, rules: RuleConfig) -> list[str]:
+    n = rules.n_players
+    check_bots(args.opponents, rules)
+    if not 0 <= args.seat < n:
+        raise ValueError(f"--seat must be a seat from 0 to {n - 1} for {n} players, got {args.seat}")
+    if args.hands < 1:
+        raise ValueError(f"--hands must be at least 1, got {args.hands}")
+    return opponent_lineup(args.opponents, n)
+
+
+def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    stdin = stdin if stdin is not None else sys.stdin
+    out = stdout if stdout is not None else sys.stdout
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        rules = rules_from_args(args)
+        lineup = _lineup(args, rules)
+    except ValueError as err:
+        parser.error(str(err))
+    n, me = rules.n_players, args.seat
+    human = HumanPlayer(stdin=stdin, stdout=out)
+    players: list[Bot] = [human] * n
+    names = ["you"] * n
+    for j, name in enumerate(lineup, start=1):
+        seed = None if args.seed is None else args.seed + j
+        players[(me + j) % n], names[(me + j) % n] = load_bot(name, seed, rules), name
+    env = sam_env.env(rules=rules)
+    raw = env.unwrapped
+    total = 0
+    try:
+        for number in range(1, args.hands + 1):
+            if number == 1:
+                env.reset(seed=args.seed)
+            else:
+                env.reset()
+            out.write(f"\n=== hand {number} of {args.hands}: you are seat {me} ===\n")
+            for agent_id in env.agent_iter():
+                observation, _, terminated, truncated, _ = env.last()
+                if terminated or truncated:
+                    env.step(None)
+                    continue
+                seat = raw.seat_of(agent_id)
+                player = players[seat]
+                if player is human:
+                    out.write(render_hand(raw.hand, viewer=me, symbols=args.symbols) + "\n")
+                action = player.act(observation, raw.seat_view(agent_id))
+                if player is not human:
+                    out.write(f"seat {seat} ({names[seat]}): {sam_env.action_name(action)}\n")
+                env.step(action)
+            total += raw.result.net[me]
+            out.write(render_hand(raw.hand, viewer=None, symbols=args.symbols) + "\n")
+            out.write(f"you: {raw.result.net[me]:+d}X this hand, {total:+d}X in total\n")
+    except QuitGame:
+        out.write(f"bye — you stopped with {total:+d}X in total\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
