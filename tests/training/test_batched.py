@@ -13,8 +13,8 @@ import pytest
 import torch
 from policy_files import ROOT, write_checkpoint
 
-from agents.ppo.checkpoint import load_policy
 from agents.ppo.bot import PPOBot
+from agents.ppo.checkpoint import load_policy
 from agents.ppo.sb3 import build_policy
 from agents.registry import load_bot
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv

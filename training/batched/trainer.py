@@ -18,8 +18,8 @@ import torch
 from stable_baselines3.common.logger import Logger, configure
 from tqdm import tqdm
 
-from agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
 from agents.ppo.bot import PPOBot
+from agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
 from agents.registry import load_bot
 from evaluation.stats import METRICS
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
