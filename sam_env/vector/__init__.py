@@ -1,8 +1,19 @@
 """The batched, compiled engine: ``VectorEnv`` steps thousands of tables at once.
 
 ``sam_env.core`` stays the readable reference; this package mirrors it in numba kernels over
-flat arrays (:mod:`.tables` the arrays, :mod:`.play` a hand's rules, :mod:`.encode` the
-observations, :mod:`.batch` the batch loops) and is proven equal to it by a differential test.
+flat arrays and is proven equal to it (and to ``sam_env.env()``) by a differential test
+(:mod:`.reference_check`, ``tests/vector``, ``benchmarks/differential_vector.py``).
+
+* :mod:`.tables`: the arrays (state fields, the combination table, rule parameters, offsets);
+* :mod:`.play`: one hand's rules (legal moves, a move, chops, settlement), :mod:`.deal`: dealing,
+  who leads, instant wins; :mod:`.encode`: observations and state; :mod:`.batch`: the batch loops;
+* :mod:`.vector_env`: the public ``VectorEnv``; :mod:`.results`: finished hands as ``HandResult``;
+* :mod:`.learner`, :mod:`.gym_adapter`, :mod:`.sb3_adapter`: single-learner views with batched
+  opponents (the last two import gymnasium / Stable-Baselines3, so they are not imported here).
+
+The kernels compile on first use and are cached on disk (numba ``cache=True``). numba checks a
+cached function against its own source file only: after editing a kernel module, delete
+``sam_env/vector/__pycache__/*.nbi`` and ``*.nbc`` so that callers in other modules recompile too.
 """
 
 from __future__ import annotations

@@ -1,13 +1,16 @@
 """Observations and the perfect-information state, written straight into float32 rows.
 
 The layouts are :mod:`sam_env.encoding`'s, block for block (the offsets come from
-:func:`.tables.observation_offsets`): a row is zeroed, then its hundred-odd ones are set one by
-one, and the chop-chain value is the only fraction. The AEC env's :class:`~sam_env.encoding.Encoder`
-assembles the same vector from one Python integer; the differential test checks they are equal.
+:func:`.tables.observation_offsets`): a row is zeroed, its unary blocks written a rank (4 floats
+from a look-up table) at a time, the other ones set one by one; the chop-chain value is the only
+fraction. Array views and ``%`` cost more than the writes here, hence direct ``[t, s, FIELD]``
+indexing and :func:`relative`. The AEC env's :class:`~sam_env.encoding.Encoder` assembles the
+same vector from one Python integer; the differential test checks they are equal.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..core.cards import FULL_DECK
@@ -19,7 +22,6 @@ from .tables import (
     HAND,
     LEADER,
     N_CARDS,
-    NIBBLE_COUNT,
     NO_PLAY,
     NO_SEAT,
     O_CARDS_LEFT,
@@ -53,58 +55,67 @@ from .tables import (
 
 UNARY_BITS = 52
 LEFT_SLOTS = CARDS_PER_HAND + 1
+NIBBLE_BITS = np.array([[(nibble >> j) & 1 for j in range(4)] for nibble in range(16)], dtype=np.float32)
+"""``float32[16, 4]``: the 4 bits of a nibble as floats (a look-up beats a variable shift per element)."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def set_unary(out, at, unary):
-    """Write a unary rank-count mask (13 ranks × 4 bits) as ones from ``out[at]`` on."""
+    """Write a unary rank-count mask (13 ranks × 4 bits) as 52 zeros and ones from ``out[at]`` on."""
     for r in range(13):
-        for j in range(NIBBLE_COUNT[(unary >> (4 * r)) & 0xF]):
-            out[at + 4 * r + j] = 1.0
+        nibble = (unary >> (4 * r)) & 0xF
+        for j in range(4):
+            out[at + 4 * r + j] = NIBBLE_BITS[nibble, j]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def relative(seat, first, n):
+    """``(seat - first) % n`` without a division (the row of ``seat`` when rows start at ``first``)."""
+    d = seat - first
+    return d + n if d < 0 else d
+
+
+@njit(cache=True, inline="always")
 def seat_blocks(b, t, rp, off, first, out):
     """Per-seat blocks (played, cards left, báo 1, passed, out), rows in turn order from seat ``first``."""
     n = rp[RP_N]
+    seats = b.seats
     for k in range(n):
-        s = (first + k) % n
-        sv = b.seats[t, s]
-        set_unary(out, off[O_PLAYED] + UNARY_BITS * k, sv[PLAYED_UNARY])
-        left = sv[N_CARDS]
+        s = first + k - n if first + k >= n else first + k
+        set_unary(out, off[O_PLAYED] + UNARY_BITS * k, seats[t, s, PLAYED_UNARY])
+        left = seats[t, s, N_CARDS]
         out[off[O_CARDS_LEFT] + LEFT_SLOTS * k + left] = 1.0
         if left == 1 and off[O_ONE_CARD] >= 0:
             out[off[O_ONE_CARD] + k] = 1.0
-        if sv[PASSED]:
+        if seats[t, s, PASSED]:
             out[off[O_PASSED] + k] = 1.0
-        if sv[OUT]:
+        if seats[t, s, OUT]:
             out[off[O_OUT] + k] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shared_blocks(b, t, rp, off, first, out):
     """Blocks observation and state share (seats relative to ``first``): table play, Sâm, leader, phase, chain."""
     n = rp[RP_N]
-    tab = b.tab[t]
-    combo = tab[TABLE_COMBO]
+    tab = b.tab
+    combo = tab[t, TABLE_COMBO]
     if combo != NO_PLAY:
         out[off[O_TABLE_PLAY] + combo] = 1.0
-        out[off[O_TABLE_OWNER] + (tab[TABLE_OWNER] - first) % n] = 1.0
+        out[off[O_TABLE_OWNER] + relative(tab[t, TABLE_OWNER], first, n)] = 1.0
         value = chain_value(b, t, rp)
         out[off[O_CHAIN_VALUE]] = value / (value + CHAIN_SCALE)
-    if tab[SAM_DECLARER] != NO_SEAT:
-        out[off[O_SAM_DECLARER] + (tab[SAM_DECLARER] - first) % n] = 1.0
-    out[off[O_LEADER] + (tab[LEADER] - first) % n] = 1.0
-    out[off[O_PHASE] + tab[PHASE]] = 1.0
+    if tab[t, SAM_DECLARER] != NO_SEAT:
+        out[off[O_SAM_DECLARER] + relative(tab[t, SAM_DECLARER], first, n)] = 1.0
+    out[off[O_LEADER] + relative(tab[t, LEADER], first, n)] = 1.0
+    out[off[O_PHASE] + tab[t, PHASE]] = 1.0
 
 
 @njit(cache=True)
 def observation_into(b, t, seat, rp, off, out):
     """The observation of ``seat`` at table ``t`` (:meth:`sam_env.encoding.Encoder.observe`)."""
     out[:] = 0.0
-    sv = b.seats[t, seat]
-    set_unary(out, off[O_HAND], sv[UNARY])
-    set_unary(out, off[O_UNSEEN], unary_of_cards(FULL_DECK ^ (sv[HAND] | b.tab[t, ALL_PLAYED])))
+    set_unary(out, off[O_HAND], b.seats[t, seat, UNARY])
+    set_unary(out, off[O_UNSEEN], unary_of_cards(FULL_DECK ^ (b.seats[t, seat, HAND] | b.tab[t, ALL_PLAYED])))
     seat_blocks(b, t, rp, off, seat, out)
     shared_blocks(b, t, rp, off, seat, out)
     if b.tab[t, PHASE] == PHASE_PLAY and responsible(b, t, seat, rp[RP_N]):

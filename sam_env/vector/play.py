@@ -95,14 +95,15 @@ DECLARE_SAM, PASS = 1, 0
 
 
 @njit(cache=True)
-def popcount(x):
-    x = x - ((x >> 1) & 0x5555555555555555)
+def popcount(mask):
+    """Set bits of a non-negative int64 (SWAR; numba's int64 arithmetic wraps like C's)."""
+    x = mask - ((mask >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
     return (x * 0x0101010101010101) >> 56
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unary_of_cards(mask):
     """Rank counts in unary form (bits ``4r … 4r+c-1``), as :func:`sam_env.core.cards.unary_of_cards`."""
     out = 0
@@ -111,7 +112,7 @@ def unary_of_cards(mask):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def highest_rank(unary):
     for r in range(12, -1, -1):
         if (unary >> (4 * r)) & 0xF:
@@ -122,17 +123,18 @@ def highest_rank(unary):
 # ------------------------------------------------------------------ queries
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_in_hand(b, t, seat, n):
     """The next seat in turn order still in the hand."""
-    for k in range(1, n + 1):
-        s = (seat + k) % n
+    s = seat
+    for _ in range(n):
+        s = s + 1 if s + 1 < n else 0
         if not b.seats[t, s, OUT]:
             return s
     return seat
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def responsible(b, t, seat, n):
     """``seat`` is the upper seat of a one-card seat (báo 1, §7) outside a Sâm hand."""
     if b.tab[t, SAM_DECLARER] != NO_SEAT:
@@ -141,35 +143,18 @@ def responsible(b, t, seat, n):
     return nxt != seat and b.seats[t, nxt, N_CARDS] == 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chop_value(rp, combo):
     return rp[RP_CHOP_TWO] * COMBO_TWOS_CHOPPED[combo] + rp[RP_CHOP_QUAD] * COMBO_IS_QUAD[combo]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chain_value(b, t, rp):
     """What the owner of the play on the table would pay if it were chopped now."""
     combo = b.tab[t, TABLE_COMBO]
     if combo == NO_PLAY or not (COMBO_TWOS_CHOPPED[combo] or COMBO_IS_QUAD[combo]):
         return 0
     return chop_value(rp, combo) + b.seats[t, b.tab[t, TABLE_OWNER], CHAIN]
-
-
-@njit(cache=True)
-def is_legal(b, t, move, rp, answers):
-    """Whether the seat to act may make ``move`` (0 ≤ move < N_COMBOS) now."""
-    phase = b.tab[t, PHASE]
-    if phase == PHASE_SAM:
-        return move == DECLARE_SAM or move == DECLARE_SAM + 1
-    if phase != PHASE_PLAY:
-        return False
-    seat = b.tab[t, TO_ACT]
-    unary = b.seats[t, seat, UNARY]
-    req = COMBO_REQ[move]
-    if not answers[b.tab[t, TABLE_COMBO] + 1, move] or (req & unary) != req:
-        return False
-    rank = COMBO_SINGLE_RANK[move]
-    return not (rp[RP_BAO1_FORCED] and 0 <= rank < highest_rank(unary) and responsible(b, t, seat, rp[RP_N]))
 
 
 @njit(cache=True)
@@ -185,10 +170,10 @@ def legal_mask_into(b, t, rp, answers, out):
         return
     seat = b.tab[t, TO_ACT]
     unary = b.seats[t, seat, UNARY]
-    row = answers[b.tab[t, TABLE_COMBO] + 1]
+    row = b.tab[t, TABLE_COMBO] + 1
     for c in range(out.shape[0]):
         req = COMBO_REQ[c]
-        out[c] = row[c] and (req & unary) == req
+        out[c] = answers[row, c] & ((req & unary) == req)
     if rp[RP_BAO1_FORCED] and responsible(b, t, seat, rp[RP_N]):
         top = highest_rank(unary)
         for c in range(out.shape[0]):
@@ -319,14 +304,16 @@ def finish(b, t, rp, seat, move, responsible_seat):
 def advance(b, t, n, seat):
     """Pass the turn on; close the trick when the turn comes back round to its owner."""
     owner = b.tab[t, TABLE_OWNER]
-    for k in range(1, n + 1):
-        s = (seat + k) % n
+    s = seat
+    for _ in range(n):
+        s = s + 1 if s + 1 < n else 0
         if s == owner:
             leader = owner if not b.seats[t, owner, OUT] else next_in_hand(b, t, owner, n)
             b.tab[t, TABLE_COMBO] = NO_PLAY
             b.tab[t, TABLE_OWNER] = leader
-            b.seats[t, :, PASSED] = 0
-            b.seats[t, :, CHAIN] = 0
+            for o in range(n):
+                b.seats[t, o, PASSED] = 0
+                b.seats[t, o, CHAIN] = 0
             b.tab[t, TO_ACT] = leader
             return
         if not b.seats[t, s, OUT] and not b.seats[t, s, PASSED]:
@@ -338,8 +325,9 @@ def advance(b, t, n, seat):
 def remove_cards(b, t, seat, move):
     """Take the combination's cards (the lowest suits of each rank) from the seat's hand."""
     req = COMBO_REQ[move]
-    sv = b.seats[t, seat]
-    hand, unary, played, played_unary = sv[HAND], sv[UNARY], sv[PLAYED], sv[PLAYED_UNARY]
+    sv = b.seats
+    hand, unary = sv[t, seat, HAND], sv[t, seat, UNARY]
+    played, played_unary = sv[t, seat, PLAYED], sv[t, seat, PLAYED_UNARY]
     for r in range(13):
         shift = 4 * r
         k = NIBBLE_COUNT[(req >> shift) & 0xF]
@@ -353,11 +341,12 @@ def remove_cards(b, t, seat, move):
         p = NIBBLE_COUNT[(played >> shift) & 0xF]
         played_unary = (played_unary & ~(0xF << shift)) | (UNARY_OF_COUNT[p + k] << shift)
         played |= taken
-    sv[HAND], sv[UNARY], sv[PLAYED], sv[PLAYED_UNARY] = hand, unary, played, played_unary
+    sv[t, seat, HAND], sv[t, seat, UNARY] = hand, unary
+    sv[t, seat, PLAYED], sv[t, seat, PLAYED_UNARY] = played, played_unary
     b.tab[t, ALL_PLAYED] |= played
     size = COMBO_SIZE[move]
-    sv[N_CARDS] -= size
-    sv[N_PLAYED] += size
+    sv[t, seat, N_CARDS] -= size
+    sv[t, seat, N_PLAYED] += size
 
 
 @njit(cache=True)
@@ -408,7 +397,7 @@ def step_table(b, t, rp, move):
         if b.tab[t, SAM_ASKED] == n:
             start_play(b, t, b.tab[t, LEADER])
         else:
-            b.tab[t, TO_ACT] = (seat + 1) % n
+            b.tab[t, TO_ACT] = seat + 1 if seat + 1 < n else 0
     elif move == PASS:
         b.tab[t, UNDERSIZED_BY] = NO_SEAT
         b.seats[t, seat, PASSED] = 1

@@ -164,15 +164,19 @@ _OFFSET_NAMES = (
 
 
 def _offsets(layout: list[tuple[str, int]]) -> np.ndarray:
-    """``int64[O_SIZE + 1]``: where each named block starts (-1 when the layout has no such block), then the size."""
+    """``int64[O_SIZE + 1]``: where each named block starts (-1 when the layout has none), then the size.
+
+    A block the compiled encoder does not know is refused here, so that a change of the encoding
+    cannot silently leave the vector engine writing the old layout.
+    """
+    unknown = [name for name, _ in layout if name not in _OFFSET_NAMES]
+    if unknown:
+        raise AssertionError(f"observation blocks unknown to the compiled encoder (sam_env.vector.encode): {unknown}")
     at, pos = {}, 0
     for name, size in layout:
         at[name] = pos
         pos += size
-    out = np.array([at.get(name, -1) for name in _OFFSET_NAMES] + [pos], dtype=np.int64)
-    if name_missing := [n for n, _ in layout if n not in _OFFSET_NAMES and n != "hands"]:
-        raise AssertionError(f"encoding blocks unknown to the compiled encoder: {name_missing}")
-    return out
+    return np.array([at.get(name, -1) for name in _OFFSET_NAMES] + [pos], dtype=np.int64)
 
 
 def observation_offsets(n_players: int) -> np.ndarray:
@@ -181,11 +185,8 @@ def observation_offsets(n_players: int) -> np.ndarray:
 
 
 def state_offsets(n_players: int) -> np.ndarray:
-    """Block offsets of :func:`sam_env.encoding.state_layout`; ``O_HAND`` holds the start of ``hands``."""
-    layout = state_layout(n_players)
-    out = _offsets(layout)
-    out[O_HAND] = _offsets([(("hand" if n == "hands" else n), s) for n, s in layout])[O_HAND]
-    return out
+    """Block offsets of :func:`sam_env.encoding.state_layout` (its ``hands`` block, all seats, at ``O_HAND``)."""
+    return _offsets([("hand" if name == "hands" else name, size) for name, size in state_layout(n_players)])
 
 
 class BatchState(NamedTuple):

@@ -24,6 +24,7 @@ from ..core.game import IllegalMoveError
 from ..core.ledger import Transfer
 from ..core.rules import RuleConfig
 from . import batch as kernels
+from .cache import drop_stale_cache
 from .deal import deal_pending
 from .results import FinishedHand, finished_hands, transfers
 from .tables import (
@@ -44,6 +45,7 @@ from .tables import (
 )
 
 RESET_OPTIONS = ("hands", "leader")
+drop_stale_cache(kernels.step_serial)
 
 
 @dataclass
@@ -118,6 +120,8 @@ class VectorEnv:
         )
         self._spilled: dict[int, list[FinishedHand]] = {}
         self._has_reset = False
+        self._all_tables = np.ones(n, dtype=bool)
+        self._mask = np.zeros((n, N_COMBOS), dtype=bool)
 
     # ------------------------------------------------------------------ the contract
 
@@ -141,22 +145,35 @@ class VectorEnv:
         self._has_reset = True
         self._after_dealing()
         kernels.outputs(self._b, self._rp, self._answers, self._obs_off, *self._outputs())
+        np.copyto(self._batch.action_mask, self._mask)
         return self._batch
 
-    def step(self, actions: np.ndarray | Sequence[int]) -> Batch:
+    def step(self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None) -> Batch:
         """One action per table for its seat to act. The whole batch is checked first: an illegal
-        action raises :class:`~sam_env.core.IllegalMoveError` and no table changes."""
+        action raises :class:`~sam_env.core.IllegalMoveError` and no table changes.
+
+        ``active`` (``bool[N]``, optional): only these tables move; the others keep their hand and
+        outputs, with zero rewards (their entries of ``actions`` are ignored). The single-learner
+        adapters use it to let the opponents play at the tables where the learner is not to act.
+        """
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
-        acts = self._check_actions(actions)
-        bad = kernels.first_illegal(self._b, self._rp, self._answers, acts)
+        moving = self._check_active(active)
+        acts = self._check_actions(actions, moving)
+        bad = kernels.first_illegal(self._mask, acts, moving)
         if bad >= 0:
             self._reject(bad, int(acts[bad]))
         self._spilled = {}
         step = kernels.step_parallel if self.parallel else kernels.step_serial
-        step(self._b, self._rp, self._answers, self._obs_off, acts, *self._outputs())
+        step(self._b, self._rp, self._answers, self._obs_off, acts, moving, *self._outputs())
         if self._after_dealing():
             kernels.outputs(self._b, self._rp, self._answers, self._obs_off, *self._outputs())
+        np.copyto(self._batch.action_mask, self._mask)
+        return self._batch
+
+    @property
+    def batch(self) -> Batch:
+        """The outputs of the last ``reset``/``step`` (the reused buffers themselves)."""
         return self._batch
 
     # ------------------------------------------------------------------ on demand
@@ -210,7 +227,9 @@ class VectorEnv:
     # ------------------------------------------------------------------ helpers
 
     def _outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self._batch.observation, self._batch.action_mask, self._batch.current_seat
+        """Where the kernels write: the masks go to the engine's own copy, which checks the next
+        actions (the caller may edit ``batch.action_mask``), and are then copied out."""
+        return self._batch.observation, self._mask, self._batch.current_seat
 
     def _after_dealing(self) -> bool:
         """Read out full finished-hand slots and keep dealing there; then mark terminated tables.
@@ -232,13 +251,21 @@ class VectorEnv:
             self._batch.terminated[t] = True
         return dealt_here
 
-    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+    def _check_active(self, active: np.ndarray | None) -> np.ndarray:
+        if active is None:
+            return self._all_tables
+        arr = np.asarray(active)
+        if arr.dtype != bool or arr.shape != (self.num_tables,):
+            raise ValueError(f"active must be a bool array of shape ({self.num_tables},), got {arr.dtype} {arr.shape}")
+        return np.ascontiguousarray(arr)
+
+    def _check_actions(self, actions: np.ndarray | Sequence[int], active: np.ndarray) -> np.ndarray:
         arr = np.asarray(actions)
         if arr.dtype.kind not in "iu":
             raise TypeError(f"actions must be integers (action indices), got dtype {arr.dtype}")
         if arr.shape != (self.num_tables,):
             raise ValueError(f"actions must have shape ({self.num_tables},): one per table, got shape {arr.shape}")
-        out_of_range = np.flatnonzero((arr < 0) | (arr >= N_COMBOS))
+        out_of_range = np.flatnonzero(((arr < 0) | (arr >= N_COMBOS)) & active)
         if out_of_range.size:
             t = int(out_of_range[0])
             seat = int(self._b.tab[t, TO_ACT])
@@ -257,9 +284,7 @@ class VectorEnv:
         )
 
     def _legal_names(self, t: int) -> str:
-        mask = np.zeros((self.num_tables, N_COMBOS), dtype=bool)
-        kernels.masks(self._b, self._rp, self._answers, mask)
-        return ", ".join(COMBOS[i].name for i in np.flatnonzero(mask[t]))
+        return ", ".join(COMBOS[i].name for i in np.flatnonzero(self._mask[t]))
 
     def _table_index(self, table: int) -> int:
         if isinstance(table, bool) or not isinstance(table, (int, np.integer)) or not 0 <= table < self.num_tables:

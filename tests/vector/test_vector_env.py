@@ -133,7 +133,7 @@ def test_spilled_results_when_more_hands_end_than_one_table_can_hold() -> None:
         result_slots = 1
 
     rules = RuleConfig(n_players=5, instant_wins={"five_pairs", "three_triples", "same_colour", "dragon"})
-    shadow = ShadowTables(OneSlot(32, rules, seed=0), full=False)
+    shadow = ShadowTables(OneSlot(32, rules, seed=0), full_every=10)
     rng = np.random.default_rng(0)
     batch = shadow.reset(seed=0)
     most = 0

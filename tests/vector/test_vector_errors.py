@@ -39,6 +39,14 @@ def test_an_illegal_action_names_table_seat_move_and_legal_moves_and_changes_not
     assert batch.current_seat.tolist() == [1, 1, 1, 1]
 
 
+def test_editing_the_returned_mask_does_not_change_what_is_legal(venv: VectorEnv) -> None:
+    venv.batch.action_mask[:] = True
+    with pytest.raises(IllegalMoveError, match=r"table 0: seat 0 .* may not play pair:5"):
+        venv.step(np.full(4, action_index("pair:5")))
+    venv.batch.action_mask[:] = False
+    assert venv.step(np.full(4, action_index("single:3"))).action_mask.any(axis=1).all()
+
+
 def test_an_action_out_of_range_is_refused_before_anything(venv: VectorEnv) -> None:
     before = snapshot(venv)
     for bad in (-1, 201):

@@ -1,0 +1,123 @@
+"""The single-learner views of the compiled engine: LearnerTables, gymnasium VectorEnv, SB3 VecEnv."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from sam_env import IllegalMoveError, RuleConfig, VectorEnv
+from sam_env.vector.gym_adapter import GymVectorEnv
+from sam_env.vector.learner import LearnerTables, RandomLegalPolicy
+from sam_env.vector.reference_check import random_actions
+from sam_env.vector.sb3_adapter import Sb3VecEnv
+
+
+def test_inactive_tables_do_not_move() -> None:
+    venv = VectorEnv(4, RuleConfig(allow_sam=False), seed=0)
+    batch = venv.reset()
+    before = venv.state()
+    seats = batch.current_seat.copy()
+    active = np.array([True, False, True, False])
+    actions = random_actions(np.random.default_rng(0), batch.action_mask)
+    actions[~active] = -5  # ignored
+    batch = venv.step(actions, active=active)
+    after = venv.state()
+    assert np.array_equal(after[~active], before[~active]) and not np.array_equal(after[active], before[active])
+    assert np.array_equal(batch.current_seat[~active], seats[~active]) and not batch.rewards[~active].any()
+    with pytest.raises(ValueError, match=r"active must be a bool array of shape \(4,\)"):
+        venv.step(actions, active=[1, 0, 1, 0])
+
+
+class CountingPolicy(RandomLegalPolicy):
+    def __init__(self) -> None:
+        super().__init__(seed=0)
+        self.calls: list[int] = []
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        assert observations.dtype == np.float32 and action_masks.dtype == bool
+        assert len(observations) == len(action_masks)
+        self.calls.append(len(observations))
+        return super().__call__(observations, action_masks)
+
+
+def test_the_learner_acts_at_every_table_and_its_reward_is_its_own_money() -> None:
+    opponent = CountingPolicy()
+    tables = LearnerTables(12, RuleConfig(n_players=3), opponent=opponent, seed=1)
+    venv, rng = tables.venv, np.random.default_rng(0)
+    obs, masks = tables.reset(seed=1)
+    learner = tables.learner_seats
+    assert learner.tolist() == [t % 3 for t in range(12)]
+    total, settled = np.zeros(12), np.zeros(12)
+    for _ in range(150):
+        assert np.array_equal(venv.batch.current_seat, learner)
+        assert np.array_equal(obs, venv.observe(learner)) and np.array_equal(masks, tables.action_masks())
+        obs, masks, rewards, terminated = tables.step(random_actions(rng, masks))
+        total += rewards
+        for t, hands in tables.last_hands.items():
+            assert terminated[t]
+            settled[t] += sum(h.result.net[learner[t]] for h in hands)
+    running = [
+        sum(
+            (tr.amount if tr.payee == learner[t] else -tr.amount)
+            for tr in venv.ledger(t)
+            if learner[t] in (tr.payer, tr.payee)
+        )
+        for t in range(12)
+    ]
+    assert np.array_equal(total, settled + running)
+    assert opponent.calls and max(opponent.calls) <= 12, "the opponent is called once per inner step for all tables"
+
+
+def test_an_illegal_opponent_move_is_refused_with_its_table() -> None:
+    tables = LearnerTables(4, opponent=lambda obs, masks: np.full(len(obs), 200), seed=0)
+    with pytest.raises(IllegalMoveError, match=r"table .*: seat .* may not play double_quad:A\+2 now; legal moves: "):
+        tables.reset(seed=0)
+
+
+def test_bad_learner_seats_and_opponents() -> None:
+    with pytest.raises(ValueError, match=r"learner_seats must be a seat in 0\.\.3 or one per table \(2\)"):
+        LearnerTables(2, learner_seats=[0, 4])
+    with pytest.raises(TypeError, match="opponent must be a batched policy"):
+        LearnerTables(2, opponent="random")
+
+
+def test_gymnasium_vector_env() -> None:
+    env = GymVectorEnv(8, seed=0)
+    obs, info = env.reset(seed=3)
+    assert obs.shape == (8, 586) and env.observation_space.contains(obs)
+    assert info["action_mask"].shape == (8, 201) and env.single_action_space.n == 201
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        obs, rewards, terminated, truncated, info = env.step(random_actions(rng, env.action_masks()))
+        assert rewards.dtype == np.float32 and not truncated.any()
+        if terminated.any():
+            ended += 1
+            assert np.array_equal(info["_final_obs"], terminated)
+    assert ended > 0
+
+
+def test_sb3_vec_env_answers_sb3_contribs_mask_calls() -> None:
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    env = Sb3VecEnv(6, seed=0)
+    obs = env.reset()
+    assert obs.shape == (6, 586) and is_masking_supported(env)
+    masks = get_action_masks(env)
+    assert masks.shape == (6, 201) and masks.dtype == bool
+    env.step_async(random_actions(np.random.default_rng(0), masks))
+    obs, rewards, dones, infos = env.step_wait()
+    assert len(infos) == 6 and rewards.shape == (6,) and dones.dtype == bool
+
+
+def test_maskable_ppo_learns_a_few_hundred_steps_on_the_sb3_adapter() -> None:
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    env = Sb3VecEnv(16, RuleConfig(), seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    actions, _ = model.predict(env.reset(), action_masks=env.action_masks())
+    assert env.action_masks()[np.arange(16), actions].all()
