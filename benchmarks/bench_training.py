@@ -12,6 +12,9 @@ with evaluations and checkpoints off, after a warm-up (numba's cached compile, t
 
 * SB3: sb3-contrib's MaskablePPO on ``training.opponents.make_vec_env`` (what ``train.py`` builds),
   time split into rollout (environments, opponents and SB3's forward pass) and update;
+* SB3 on the VectorEnv: sb3-contrib's MaskablePPO on ``sam_env.vector.sb3_adapter.Sb3VecEnv`` (one
+  learner seat per table, the other seats a frozen copy of the learner in one batched forward pass),
+  with the batched config's network, tables, rollout length, minibatch and epochs;
 * batched: :class:`training.batched.trainer.BatchedTrainer`, time split into env (VectorEnv steps and
   finished-hand results), inference (learner and snapshot forward passes, sampling), bookkeeping
   (buffers, money attribution) and update.
@@ -90,6 +93,47 @@ def bench_sb3(config: TrainConfig, steps: int) -> dict[str, object]:
     return {"learner_steps": done, "decisions": None, "wall": wall, "cpu": cpu, "split": clock.seconds}
 
 
+def bench_sb3_vector(config: TrainConfig, steps: int) -> dict[str, object]:
+    """sb3-contrib MaskablePPO on the VectorEnv's SB3 adapter: one learner seat per table, the other
+    seats one batched forward pass of a frozen copy of the learner; the batched default's network,
+    epochs, minibatch and rollout size, so the difference is the trainer."""
+    import numpy as np
+
+    from sam_env.vector.sb3_adapter import Sb3VecEnv
+    from training.batched.network import FrozenActor, sample
+
+    rules = config.rule_config
+    env = Sb3VecEnv(num_envs=config.num_tables, rules=rules, seed=config.seed)
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        policy_kwargs=policy_kwargs(config.arch),
+        device="cpu",
+        seed=config.seed,
+    )
+    frozen = FrozenActor(snapshot_of(model, config, 0), torch.device("cpu"))
+
+    def opponent(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            actions, _ = sample(frozen.logits(torch.from_numpy(observations)), torch.from_numpy(masks))
+        return actions.numpy()
+
+    env.tables.opponent = opponent
+    model.learn(config.n_steps * config.num_tables)  # warm-up: one rollout and update
+    clock = _Clock()
+    wall, cpu = time.perf_counter(), time.process_time()
+    model.learn(steps, callback=clock, reset_num_timesteps=False)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    done = model.num_timesteps - config.n_steps * config.num_tables
+    return {"learner_steps": done, "decisions": None, "wall": wall, "cpu": cpu, "split": clock.seconds}
+
+
 def bench_batched(config: TrainConfig, rollouts: int) -> dict[str, object]:
     trainer = BatchedTrainer(config)
     trainer.learn(1, progress_bar=False)  # warm-up: the compiled engine's cache, one rollout and update
@@ -141,13 +185,16 @@ def main() -> int:
     load = os.getloadavg()
     print(f"{os.cpu_count()} cores, load average {load[0]:.1f} before the run, torch threads {batched.torch_threads}")
     results = [("SB3 MaskablePPO (old path)", sb3, bench_sb3(sb3, args.sb3_steps))]
+    per_rollout = batched.n_steps * batched.num_tables
+    adapter = bench_sb3_vector(batched, args.batched_rollouts * per_rollout)
+    results.append(("SB3 MaskablePPO on VectorEnv's SB3 adapter", batched, adapter))
     results.append(("batched PPO on VectorEnv", batched, bench_batched(batched, args.batched_rollouts)))
     header = [
         "| path | network | learner steps | wall s | learner steps/s (wall) | per CPU-s | all decisions/s | split |",
         "|---|---|---|---|---|---|---|---|",
     ]
     lines = header + [line for name, c, r in results for line in describe(name, c, r)]
-    old, new = (r["learner_steps"] / r["wall"] for _, _, r in results)
+    old, new = (r["learner_steps"] / r["wall"] for _, _, r in (results[0], results[-1]))
     summary = (
         f"\nbatched / SB3: {new / old:.1f}x learner steps per wall second; "
         f"load average {os.getloadavg()[0]:.1f} after the run (2 cores shared with other jobs)"
