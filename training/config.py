@@ -27,9 +27,9 @@ from sam_env.core.fields import require
 BASELINES = ("random", "greedy", "heuristic")
 OPPONENT_KINDS = ("self_play", *BASELINES)
 TRAINERS = ("sb3", "batched")
-BATCHED_OPPONENTS = ("self_play", "random")
-"""The opponents the batched trainer can seat: both are evaluated in batch (the other bots are
-Python, one table at a time, and would set the pace of thousands of tables)."""
+BATCHED_OPPONENTS = ("self_play", "random", "heuristic")
+"""The opponents the batched trainer can seat: networks and random in batch; the heuristic bot
+(Python, one table at a time) reads its view from the observation — keep its weight small."""
 DEVICES = ("cpu", "cuda", "auto")
 
 
@@ -111,7 +111,8 @@ class TrainConfig:
         pi_layers: hidden layer sizes of the policy head.
         vf_layers: hidden layer sizes of the value head (separate network, no shared layers).
         activation: ``tanh`` or ``relu``.
-        opponents: the opponent mix (:class:`OpponentMix`); batched: only ``self_play`` and ``random``.
+        opponents: the opponent mix (:class:`OpponentMix`); batched: ``self_play``, ``random`` and
+            ``heuristic`` (its decisions are Python, table by table: a small weight).
         snapshot_every: steps between snapshots of the learner added to the self-play pool.
         pool_size: snapshots kept (the oldest is dropped).
         fixed_opponents: (batched) network bots (shipped names or checkpoint paths) that stay in the

@@ -116,8 +116,9 @@ def test_the_network_is_sb3s_maskable_policy_and_the_numpy_bots() -> None:
 
 
 def test_the_batched_trainer_refuses_python_bots_as_opponents() -> None:
-    with pytest.raises(ValueError, match=r"opponents.*with trainer: batched, weights for \['self_play', 'random'\]"):
-        config_from_dict({"trainer": "batched", "opponents": {"self_play": 1, "heuristic": 1}})
+    match = r"opponents.*with trainer: batched, weights for \['self_play', 'random', 'heuristic'\]"
+    with pytest.raises(ValueError, match=match):
+        config_from_dict({"trainer": "batched", "opponents": {"self_play": 1, "greedy": 1}})
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")

@@ -20,14 +20,17 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from agents.heuristic_bot import HeuristicBot
 from evaluation.stats import hand_metrics
 from sam_env import N_ACTIONS, VectorEnv
 from sam_env.vector.batch import pick_legal
 
 from .network import ActorCritic, FrozenActor, sample
+from .observed_view import ViewReader
 
 LEARNER = -1
 RANDOM = -2
+HEURISTIC = -3
 """Occupant codes of a seat; an occupant >= 0 is the id of a frozen network."""
 
 
@@ -112,7 +115,8 @@ class Seating:
 
     Each seat is the learner with probability ``learner_share`` (at least one learner seat per
     table, chosen uniformly); the others are drawn from ``opponent_weights`` (``self_play``: a network
-    of the pool, uniformly; ``random``: the random-legal policy).
+    of the pool, uniformly; ``random``: the random-legal policy; ``heuristic``: the heuristic bot,
+    Python at one table at a time, so keep its weight small).
     """
 
     def __init__(
@@ -125,8 +129,9 @@ class Seating:
     ) -> None:
         self.n_players = n_players
         self.learner_share = learner_share
-        total = opponent_weights.get("self_play", 0.0) + opponent_weights.get("random", 0.0)
+        total = sum(opponent_weights.get(k, 0.0) for k in ("self_play", "random", "heuristic"))
         self.p_random = opponent_weights.get("random", 0.0) / total if total else 0.0
+        self.p_heuristic = opponent_weights.get("heuristic", 0.0) / total if total else 0.0
         self.rng = rng
         self.pool: dict[int, FrozenActor] = {}
         self.fixed: list[int] = []
@@ -159,12 +164,15 @@ class Seating:
             return
         learner = self.rng.random((k, n)) < self.learner_share
         learner[np.arange(k), self.rng.integers(n, size=k)] = True
-        occupant = np.full((k, n), RANDOM, dtype=np.int64)
+        kind = self.rng.random((k, n))
+        occupant = np.where(kind < self.p_random, RANDOM, HEURISTIC)
         drawable = self.drawable
+        from_pool = kind >= self.p_random + self.p_heuristic
         if drawable:
-            from_pool = self.rng.random((k, n)) >= self.p_random
             picks = np.asarray(drawable)[self.rng.integers(len(drawable), size=(k, n))]
             occupant = np.where(from_pool, picks, occupant)
+        else:
+            occupant = np.where(from_pool, RANDOM, occupant)
         self.occupant[tables] = np.where(learner, LEARNER, occupant)
 
 
@@ -191,6 +199,8 @@ class Collector:
         self.device = device
         self.deterministic_opponents = deterministic_opponents
         self.rng = np.random.default_rng(seed)
+        self.heuristic = HeuristicBot(seed)
+        self.read_view = ViewReader(venv.rules)
         n = venv.num_tables
         self.buffer = RolloutBuffer.allocate(steps * n, venv.observation_size, N_ACTIONS)
         self.trajectories = SeatTrajectories(self.buffer, n, venv.n_players)
@@ -233,6 +243,10 @@ class Collector:
                     m = torch.from_numpy(batch.action_mask[them]).to(self.device)
                     a, _ = sample(self.seating.pool[key].logits(o), m, self.deterministic_opponents)
                     actions[them] = a.cpu().numpy()
+            for t in np.flatnonzero(occupant == HEURISTIC).tolist():
+                obs, legal = batch.observation[t], batch.action_mask[t]
+                view = self.read_view(obs, legal)
+                actions[t] = self.heuristic.act({"observation": obs, "action_mask": legal}, view)
             them = np.flatnonzero(occupant == RANDOM)
             if them.size:
                 out = np.zeros(them.size, dtype=np.int64)
