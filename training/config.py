@@ -117,6 +117,8 @@ class TrainConfig:
         pool_size: snapshots kept (the oldest is dropped).
         fixed_opponents: (batched) network bots (shipped names or checkpoint paths) that stay in the
             self-play pool for the whole run beside the snapshots, e.g. ``[ppo_v1]``.
+        init_from: (batched) a network bot (shipped name or checkpoint path) whose weights the learner
+            starts from (its layers must be the config's); null: a fresh network.
         snapshot_deterministic: snapshots play their most probable move (True) or sample (False).
         eval_every: steps between duplicate evaluations against the heuristic bot; 0: never.
         eval_deals: deals of those evaluations (each played once per seat rotation).
@@ -161,6 +163,7 @@ class TrainConfig:
     snapshot_every: int = 50_000
     pool_size: int = 10
     fixed_opponents: tuple[str, ...] = ()
+    init_from: str | None = None
     snapshot_deterministic: bool = False
     eval_every: int = 50_000
     eval_deals: int = 200
@@ -236,6 +239,8 @@ class TrainConfig:
         ok = isinstance(fixed, (list, tuple)) and all(isinstance(o, str) and o for o in fixed)
         _require("fixed_opponents", fixed, ok, "a list of network bots (shipped names or checkpoint paths)")
         object.__setattr__(self, "fixed_opponents", tuple(fixed))
+        init = self.init_from
+        _require("init_from", init, init is None or (isinstance(init, str) and init != ""), "null or a network bot")
         opponents = self.eval_opponents
         ok = isinstance(opponents, (list, tuple)) and len(opponents) > 0
         ok = ok and all(isinstance(o, str) and o in available() for o in opponents)

@@ -91,6 +91,11 @@ class BatchedTrainer:
             self.add_to_pool(0, checkpoint)
         for spec in config.fixed_opponents:
             self.seating.add(FrozenActor(network_of(spec, rules), self.device), keep=0, fixed=True)
+        if config.init_from is not None and start_step == 0:
+            start = network_of(config.init_from, rules)
+            if start.arch != config.arch:
+                raise ConfigError(f"init_from: {config.init_from!r} has layers {start.arch}, the config {config.arch}")
+            self.net.load_tensors(start.tensors)
         self.collector = Collector(
             self.venv,
             self.seating,
