@@ -9,6 +9,7 @@ needs registering at run time: a policy being trained is evaluated by passing it
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from functools import partial
 
@@ -106,12 +107,12 @@ def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = 
 
 
 def shipped_network_for(name: str, rules: RuleConfig) -> str:
-    """The shipped network of family ``name`` (``name`` itself or ``name_*``) that fits ``rules``.
+    """The shipped network of family ``name`` (``name`` itself or ``name_<k>p``) that fits ``rules``.
 
     A network trained on exactly these rules is preferred; any network for this seat count fits
     (the rules change what is legal, which the action mask carries, not the observation layout).
     """
-    family = [p for p in pretrained_names() if p == name or p.startswith(name + "_")]
+    family = [p for p in pretrained_names() if p == name or re.fullmatch(rf"{re.escape(name)}_[0-9]+p", p)]
     seats = {p: pretrained_checkpoint(p).rules.n_players for p in family}
     exact = [p for p in family if pretrained_checkpoint(p).rules == rules]
     fitting = exact or [p for p in family if seats[p] == rules.n_players]

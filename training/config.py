@@ -26,6 +26,11 @@ from sam_env.core.fields import require
 
 BASELINES = ("random", "greedy", "heuristic")
 OPPONENT_KINDS = ("self_play", *BASELINES)
+TRAINERS = ("sb3", "batched")
+BATCHED_OPPONENTS = ("self_play", "random", "heuristic")
+"""The opponents the batched trainer can seat: networks and random in batch; the heuristic bot
+(Python, one table at a time) reads its view from the observation — keep its weight small."""
+DEVICES = ("cpu", "cuda", "auto")
 
 
 class ConfigError(ValueError):
@@ -117,23 +122,34 @@ class TrainConfig(SharedRunFields):
     """Everything a training run depends on; the YAML files in ``configs/`` set these fields.
 
     Attributes:
+        trainer: ``sb3`` — sb3-contrib's MaskablePPO, one learner seat per table against the
+            opponent mix (Python bots, one table at a time); ``batched`` — our masked PPO on
+            :class:`sam_env.VectorEnv` (``training.batched``): ``num_tables`` tables, the learner in
+            a share of the seats with one network shared by all of them, snapshots and the random
+            policy evaluated in batch. Fields marked (sb3) or (batched) apply to one trainer only.
         name: the config's name; run folders are ``<name>__s<seed>__<time>``.
         seed: seeds python, numpy, torch, the environments, the opponent draws and the bots.
-        total_timesteps: learner decisions to train on (SB3 "timesteps"; opponents' moves not counted).
+        total_timesteps: learner decisions to train on (SB3 "timesteps"; opponents' moves not counted;
+            in batched self-play every decision of a learner seat counts, whichever seat it is).
         rules: RuleConfig options (RULES.md); empty for the defaults. Checkpoints record them.
         reward_scale: money (in X) is multiplied by this to make the reward. Payouts are mostly a
             few X but a Sâm is ±20X per seat (a blocked one −60X), so 0.1 keeps typical returns near
             ±1 without clipping the outliers the policy must learn to respect. A fixed scale (not
             VecNormalize) keeps the value function in money units and needs no statistics in the
             checkpoint.
-        n_envs: environments stepped together; SB3's forward pass is batched over them.
-        vec_env: ``dummy`` (all environments in this process) or ``subproc`` (one process each).
+        n_envs: (sb3) environments stepped together; SB3's forward pass is batched over them.
+        vec_env: (sb3) ``dummy`` (all environments in this process) or ``subproc`` (one process each).
+        num_tables: (batched) tables of the VectorEnv, all stepped at once.
+        learner_share: (batched) chance that a seat is the learner's for a hand (at least one seat
+            per table always is); the other seats are drawn from ``opponents``.
+        device: (batched) ``cpu``, ``cuda`` or ``auto`` (cuda when available) for the networks.
         torch_threads: threads torch may use for the network (the machine's other cores run opponents).
         learning_rate: Adam step size at the start.
         learning_rate_end: if set, the step size decays linearly to this value at ``total_timesteps``
             (the schedule follows the global step, so a resumed run continues it); null: constant.
-        n_steps: steps per environment between updates (rollout length = n_steps × n_envs).
-        batch_size: minibatch size; must divide n_steps × n_envs.
+        n_steps: steps per environment between updates (rollout length = n_steps × n_envs); batched:
+            table steps per rollout (every table plays n_steps decisions, the learner's and others').
+        batch_size: minibatch size; (sb3) must divide n_steps × n_envs.
         n_epochs: passes over each rollout.
         gamma: discount. 1.0: a hand lasts a handful of decisions and only money at its end matters.
         gae_lambda: GAE λ.
@@ -145,13 +161,20 @@ class TrainConfig(SharedRunFields):
         pi_layers: hidden layer sizes of the policy head.
         vf_layers: hidden layer sizes of the value head (separate network, no shared layers).
         activation: ``tanh`` or ``relu``.
-        opponents: the opponent mix (:class:`OpponentMix`).
+        opponents: the opponent mix (:class:`OpponentMix`); batched: ``self_play``, ``random`` and
+            ``heuristic`` (its decisions are Python, table by table: a small weight).
         snapshot_every: steps between snapshots of the learner added to the self-play pool.
         pool_size: snapshots kept (the oldest is dropped).
+        fixed_opponents: (batched) network bots (shipped names or checkpoint paths) that stay in the
+            self-play pool for the whole run beside the snapshots, e.g. ``[ppo_v1]``.
+        init_from: (batched) a network bot (shipped name or checkpoint path) whose weights the learner
+            starts from (its layers must be the config's); null: a fresh network.
         snapshot_deterministic: snapshots play their most probable move (True) or sample (False).
         eval_every: steps between duplicate evaluations against the heuristic bot; 0: never.
         eval_deals: deals of those evaluations (each played once per seat rotation).
         eval_seed: seed of the evaluation deals (the same deals every time, so curves compare).
+        eval_opponents: bots the policy meets (n−1 copies each) in those evaluations; the first
+            one's result is shown on the progress bar.
         checkpoint_every: steps between checkpoints; 0: only the final one.
         final_eval_deals: deals of the evaluation against each baseline when training ends; 0: skip.
         final_eval_opponents: registry names the final policy meets (three copies each).
@@ -159,6 +182,7 @@ class TrainConfig(SharedRunFields):
         progress_bar: show a tqdm progress bar.
     """
 
+    trainer: str = "sb3"
     name: str = "run"
     seed: int = 1
     total_timesteps: int = 200_000
@@ -166,6 +190,9 @@ class TrainConfig(SharedRunFields):
     reward_scale: float = 0.1
     n_envs: int = 8
     vec_env: str = "dummy"
+    num_tables: int = 512
+    learner_share: float = 1.0
+    device: str = "cpu"
     torch_threads: int = 1
     learning_rate: float = 3e-4
     learning_rate_end: float | None = None
@@ -185,10 +212,13 @@ class TrainConfig(SharedRunFields):
     opponents: OpponentMix = field(default_factory=OpponentMix)
     snapshot_every: int = 50_000
     pool_size: int = 10
+    fixed_opponents: tuple[str, ...] = ()
+    init_from: str | None = None
     snapshot_deterministic: bool = False
     eval_every: int = 50_000
     eval_deals: int = 200
     eval_seed: int = 12345
+    eval_opponents: tuple[str, ...] = ("heuristic",)
     checkpoint_every: int = 100_000
     final_eval_deals: int = 500
     final_eval_opponents: tuple[str, ...] = BASELINES
@@ -202,7 +232,12 @@ class TrainConfig(SharedRunFields):
         for name in ("seed", "eval_seed"):
             value = getattr(self, name)
             require_field(name, value, _is_int(value) and value >= 0, "an int >= 0")
-        positive_ints = ("total_timesteps", "n_envs", "torch_threads", "n_steps", "batch_size", "n_epochs")
+        require_field("trainer", self.trainer, self.trainer in TRAINERS, f"one of {list(TRAINERS)}")
+        require_field("device", self.device, self.device in DEVICES, f"one of {list(DEVICES)}")
+        share = self.learner_share
+        require_field("learner_share", share, _is_number(share) and 0 <= share <= 1, "a number in [0, 1]")
+        positive_ints = ("total_timesteps", "n_envs", "num_tables", "torch_threads", "n_steps", "batch_size")
+        positive_ints += ("n_epochs",)
         positive_ints += ("snapshot_every", "pool_size", "eval_deals")
         for name in positive_ints:
             value = getattr(self, name)
@@ -227,13 +262,38 @@ class TrainConfig(SharedRunFields):
         require_field(
             "batch_size",
             self.batch_size,
-            rollout % self.batch_size == 0,
+            self.trainer != "sb3" or rollout % self.batch_size == 0,
             f"a divisor of n_steps × n_envs = {rollout}, so that every minibatch is full",
         )
         require_field("opponents", self.opponents, isinstance(self.opponents, OpponentMix), "a mapping of weights")
+        weights = self.opponents.weights()
+        batched_ok = self.trainer != "batched" or not any(
+            weights[k] for k in OPPONENT_KINDS if k not in BATCHED_OPPONENTS
+        )
+        allowed = f"with trainer: batched, weights for {list(BATCHED_OPPONENTS)} only"
+        require_field("opponents", weights, batched_ok, allowed)
         for name in ("snapshot_deterministic", "progress_bar"):
             require_field(name, getattr(self, name), isinstance(getattr(self, name), bool), "true or false")
+        fixed = self.fixed_opponents
+        ok = isinstance(fixed, (list, tuple)) and all(isinstance(o, str) and o for o in fixed)
+        require_field("fixed_opponents", fixed, ok, "a list of network bots (shipped names or checkpoint paths)")
+        object.__setattr__(self, "fixed_opponents", tuple(fixed))
+        init = self.init_from
+        ok = init is None or (isinstance(init, str) and init != "")
+        require_field("init_from", init, ok, "null or a network bot")
+        opponents = self.eval_opponents
+        ok = isinstance(opponents, (list, tuple)) and len(opponents) > 0
+        ok = ok and all(isinstance(o, str) and o in available() for o in opponents)
+        require_field("eval_opponents", opponents, ok, f"a non-empty list drawn from {available()}")
+        object.__setattr__(self, "eval_opponents", tuple(opponents))
         self.check_shared_fields()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain YAML/JSON data (lists, not tuples) that :func:`config_from_dict` reads back."""
+        out = super().to_dict()
+        for name in ("eval_opponents", "fixed_opponents"):
+            out[name] = list(out[name])
+        return out
 
 
 def require_field(name: str, value: object, ok: bool, allowed: str) -> None:

@@ -65,3 +65,60 @@ def plot_learning_curve(run_dir: Path, out: Path, title: str) -> None:
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
+
+
+def evaluation_series(run_dir: Path) -> dict[str, dict[str, np.ndarray]]:
+    """Per opponent: steps, wall seconds, X/hand and its CI bounds of a run's evaluations."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+
+    def values(tag: str) -> dict[int, float]:
+        return {e.step: e.value for e in events.Scalars(tag)} if tag in tags else {}
+
+    wall = values("eval/wall_seconds")
+    out: dict[str, dict[str, np.ndarray]] = {}
+    for tag in sorted(t for t in tags if t.startswith("eval/x_per_hand_vs_")):
+        name = tag.removeprefix("eval/x_per_hand_vs_")
+        mean, low, high = values(tag), values(f"eval/ci_low_vs_{name}"), values(f"eval/ci_high_vs_{name}")
+        steps = np.array(sorted(mean))
+        out[name] = {
+            "steps": steps,
+            "wall": np.array([wall.get(s, np.nan) for s in steps]),
+            "mean": np.array([mean[s] for s in steps]),
+            "low": np.array([low[s] for s in steps]),
+            "high": np.array([high[s] for s in steps]),
+        }
+    return out
+
+
+def plot_bot_curves(runs: dict[str, Path], out: Path, skip_first: bool = True) -> None:
+    """X/hand against each evaluation opponent over learner steps (left) and wall-clock minutes (right),
+    one line per run (``runs``: label → run folder). ``skip_first``: leave out the untrained policy."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = {label: evaluation_series(path) for label, path in runs.items()}
+    opponents = sorted({name for s in series.values() for name in s})
+    fig, axes = plt.subplots(len(opponents), 2, figsize=(11, 3.6 * len(opponents)), squeeze=False)
+    for row, name in enumerate(opponents):
+        for col, (key, xlabel) in enumerate((("steps", "learner steps"), ("wall", "wall-clock minutes"))):
+            ax = axes[row, col]
+            for label, s in series.items():
+                if name not in s:
+                    continue
+                d = {k: v[1:] if skip_first else v for k, v in s[name].items()}
+                x = d[key] / 60 if key == "wall" else d[key]
+                ax.plot(x, d["mean"], marker="o", label=label)
+                ax.fill_between(x, d["low"], d["high"], alpha=0.2)
+            ax.axhline(0, color="black", linewidth=0.8)
+            ax.set_xlabel(xlabel)
+            ax.set_title(f"duplicate X/hand vs {name} (95% CI)")
+            ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import sam_env
-from agents.registry import available, can_play, make_agent
+from agents.registry import available, can_play, load_bot
 from sam_env.core import COMBOS, Kind, RuleConfig
 from sam_env.core.rules import INSTANT_WIN_TYPES
 
@@ -37,7 +37,8 @@ def test_every_bot_only_plays_legal_actions(rules: RuleConfig) -> None:
     decisions = responsible_singles = 0
     for hand_number in range(HANDS_PER_CASE):
         env.reset(seed=hand_number)
-        lineup = [make_agent(names[int(i)], seed=hand_number) for i in rng.integers(len(names), size=rules.n_players)]
+        picks = rng.integers(len(names), size=rules.n_players)
+        lineup = [load_bot(names[int(i)], seed=hand_number, rules=rules) for i in picks]
         for agent_id in env.agent_iter():
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:

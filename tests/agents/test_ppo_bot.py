@@ -20,10 +20,15 @@ def test_the_registry_lists_the_shipped_networks() -> None:
     assert "ppo" in pretrained_names(), "agents/pretrained/ppo.{json,safetensors} is shipped with the package"
 
 
+def _table_of(name: str) -> RuleConfig:
+    """The rules a registered bot is made for: a shipped network's own, the defaults for rule bots."""
+    return load_bot(name).checkpoint.rules if name in pretrained_names() else RuleConfig()
+
+
 @pytest.mark.parametrize("name", available())
 def test_every_registered_bot_plays_hands_through_the_aec_env(name: str) -> None:
     bot = load_bot(name, seed=3)
-    env = sam_env.env()
+    env = sam_env.env(rules=_table_of(name))
     for hand in range(3):
         env.reset(seed=hand) if hand == 0 else env.reset()
         for agent in env.agent_iter():
@@ -39,14 +44,15 @@ def test_every_registered_bot_plays_hands_through_the_aec_env(name: str) -> None
 
 @pytest.mark.parametrize("name", pretrained_names())
 def test_a_shipped_network_is_an_opponent_of_the_single_agent_view(name: str) -> None:
-    env = SingleAgentEnv(opponents=load_bot(name))
+    rules = _table_of(name)
+    env = SingleAgentEnv(opponents=load_bot(name), rules=rules)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in range(50):
         _, _, terminated, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
         if terminated:
             env.reset()
-    assert load_bot(name).checkpoint.rules == RuleConfig()
+    assert rules == RuleConfig(n_players=rules.n_players), "shipped networks are trained on the default rules"
 
 
 def test_load_bot_takes_a_checkpoint_path(tmp_path: Path) -> None:
@@ -77,4 +83,5 @@ def test_networks_sit_only_at_the_table_size_they_were_trained_for() -> None:
     for n_players in (2, 3, 4, 5):
         rules = RuleConfig(n_players=n_players)
         assert can_play("heuristic", rules) and can_play("random", rules)
-        assert can_play("ppo", rules) == (n_players == 4)
+        assert can_play("ppo", rules), "a shipped ppo network for every table size"
+        assert can_play("ppo_v1", rules) == (n_players == 4)

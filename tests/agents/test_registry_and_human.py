@@ -104,7 +104,7 @@ def test_play_cli_stops_cleanly_on_end_of_input_and_bad_input() -> None:
         (["--hands", "0"], "--hands must be at least 1"),
         (["--opponents", "greedy", "random"], "needs 3 names"),
         (["--rules", "/no/such/rules.yaml"], "does not exist"),
-        (["--opponents", "ppo", "--players", "3"], "no shipped 'ppo' network plays a 3-player table"),
+        (["--opponents", "ppo_v1", "--players", "3"], "no shipped 'ppo_v1' network plays a 3-player table"),
     ],
 )
 def test_play_cli_rejects_bad_options_with_clear_messages(

@@ -1,7 +1,8 @@
 """The shipped network plays exactly as it did when these decisions were recorded.
 
 Refactoring the loader, the checkpoint format or the encoder must not change a single move of
-``agents/pretrained/ppo``: the test replays a fixed table (the shipped bot in two seats, the random
+``agents/pretrained/ppo_v1`` (shipped as ``ppo`` until the batched trainer's bots replaced it): the
+test replays a fixed table (the shipped bot in two seats, the random
 and heuristic bots in the others, every bot seeded) through ``sam_env.env()`` and compares every
 decision of the shipped bot — its seat and action, in order — and a SHA-256 of every observation it
 was shown with the file ``data/ppo_decisions.json``, recorded from the code of 2026-12-01 (before
@@ -24,7 +25,7 @@ import sam_env
 from agents.registry import load_bot
 
 DATA = Path(__file__).resolve().parent / "data" / "ppo_decisions.json"
-LINEUP = ("ppo", "random", "ppo", "heuristic")
+LINEUP = ("ppo_v1", "random", "ppo_v1", "heuristic")
 SEED = 20261201
 MIN_DECISIONS = 1000
 
@@ -49,7 +50,7 @@ def play_recorded_table() -> dict[str, Any]:
                 continue
             seat = raw.seat_of(agent_id)
             action = bots[seat].act(observation, raw.seat_view(agent_id))
-            if LINEUP[seat] == "ppo":
+            if LINEUP[seat] == "ppo_v1":
                 decisions.append([seat, action])
                 digest.update(observation["observation"].tobytes())
             env.step(action)

@@ -46,8 +46,8 @@ def test_an_in_memory_policy_is_evaluated_on_two_workers_as_on_one() -> None:
 
 def test_a_bot_that_cannot_sit_at_the_table_is_refused_before_the_first_hand() -> None:
     rules = RuleConfig(n_players=3)
-    with pytest.raises(ValueError, match=r"ppo cannot play this 3-player table: no shipped 'ppo' network"):
-        run_matches([Match("heuristic", ("ppo", "random"))], rules, deals=2, workers=2, progress=False)
+    with pytest.raises(ValueError, match=r"ppo_v1 cannot play this 3-player table: no shipped 'ppo_v1' network"):
+        run_matches([Match("heuristic", ("ppo_v1", "random"))], rules, deals=2, workers=2, progress=False)
     with pytest.raises(ValueError, match=r"policy in memory cannot play this 3-player table: .* trained for 4"):
         run_matches([Match(in_memory_policy(RuleConfig()), ("greedy",) * 2)], rules, deals=2, progress=False)
 
@@ -55,11 +55,14 @@ def test_a_bot_that_cannot_sit_at_the_table_is_refused_before_the_first_hand() -
 def test_load_bot_picks_the_shipped_network_for_the_rules() -> None:
     bot = load_bot("ppo", rules=RuleConfig(bao1="forced"))
     assert isinstance(bot, PPOBot) and bot.name == "ppo" and bot.n_players == 4
+    assert load_bot("ppo").n_players == 4
     for n_players in (2, 3, 5):
-        with pytest.raises(CheckpointError, match=rf"no shipped 'ppo' network plays a {n_players}-player table"):
-            load_bot("ppo", rules=RuleConfig(n_players=n_players))
+        bot = load_bot("ppo", rules=RuleConfig(n_players=n_players))
+        assert isinstance(bot, PPOBot) and bot.name == "ppo" and bot.n_players == n_players
+        with pytest.raises(CheckpointError, match=rf"no shipped 'ppo_v1' network plays a {n_players}-player table"):
+            load_bot("ppo_v1", rules=RuleConfig(n_players=n_players))
         assert load_bot("heuristic", rules=RuleConfig(n_players=n_players)).name == "heuristic"
-        assert not can_play("ppo", RuleConfig(n_players=n_players))
+        assert not can_play("ppo_v1", RuleConfig(n_players=n_players))
 
 
 def test_a_checkpoint_folder_is_a_checkpoint_path(tmp_path: Path) -> None:

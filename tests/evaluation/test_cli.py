@@ -62,7 +62,10 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
         (["--candidates", "heuristic", "greedy", "--mirror", "random"], "must be among --candidates"),
         (["--candidates", "heuristic", "--deals", "ten"], "invalid int value"),
         (["--candidates", "heuristic", "greedy", "--address", "auto"], "--address names a Ray cluster; add --ray"),
-        (["--candidates", "ppo", "heuristic", "--players", "3"], "no shipped 'ppo' network plays a 3-player table"),
+        (
+            ["--candidates", "ppo_v1", "heuristic", "--players", "3"],
+            "no shipped 'ppo_v1' network plays a 3-player table",
+        ),
     ],
 )
 def test_bad_options_give_clear_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

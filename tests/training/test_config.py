@@ -47,7 +47,7 @@ def test_yaml_exponent_floats_are_numbers() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"total_timestep": 5}, "unknown config field(s) ['total_timestep']; allowed: name, seed"),
+        ({"total_timestep": 5}, "unknown config field(s) ['total_timestep']; allowed: trainer, name, seed"),
         ({"opponents": {"heuristics": 1}}, "unknown opponent kind(s) ['heuristics']; allowed: self_play"),
         ({"total_timesteps": 0}, "total_timesteps = 0 is not allowed; expected an int > 0"),
         ({"total_timesteps": 1.5}, "total_timesteps = 1.5 is not allowed; expected an int > 0"),

@@ -1,0 +1,195 @@
+"""The batched trainer: money reaches the right seat's decisions, advantages follow each seat's
+trajectory, its network is SB3's, and ``train.py`` runs it end to end (smoke, resume)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from policy_files import ROOT, write_checkpoint
+
+from agents.ppo.bot import PPOBot
+from agents.ppo.checkpoint import load_policy
+from agents.ppo.sb3 import build_policy
+from agents.registry import load_bot
+from sam_env import N_ACTIONS, RuleConfig, VectorEnv
+from sam_env.core.combos import combo_index
+from training.batched.ppo import advantages
+from training.batched.rollout import RolloutBuffer, SeatTrajectories
+from training.batched.state import restore_batched
+from training.batched.trainer import BatchedTrainer
+from training.config import config_from_dict, load_config
+from training.exploit import main as exploit_main
+
+# tests/scenarios/chops.yaml, chop_single_two_with_quad: seat 0 leads its 2S, seat 1 chops it with
+# quad 5 (seat 0 pays 4X at once), everyone passes, seat 1 goes out: net [-13, +33, -10, -10].
+CHOP_DEAL = [
+    ["2S", "3S", "4S", "6S", "7S", "9S", "10S", "JS", "QS", "8H"],
+    ["5S", "5C", "5D", "5H", "8C", "9C", "10C", "JC", "QC", "KC"],
+    ["3C", "4C", "6C", "7C", "AC", "2C", "3D", "4D", "6D", "7D"],
+    ["3H", "4H", "6H", "7H", "AH", "2H", "8D", "9D", "10D", "KS"],
+]
+CHOP_MOVES = [
+    (0, "decline_sam"),
+    (1, "decline_sam"),
+    (2, "decline_sam"),
+    (3, "decline_sam"),
+    (0, "single:2"),
+    (1, "quad:5"),
+    (2, "pass"),
+    (3, "pass"),
+    (0, "pass"),
+    (1, "straight:8-K"),
+]
+
+
+def test_a_chop_is_credited_to_the_chopper_and_the_chopped_seat_at_once() -> None:
+    # Table 0 plays the scenario; table 1 the same cards one seat further round (seat s -> s + 1).
+    venv = VectorEnv(num_tables=2, rules=RuleConfig(), seed=0)
+    shifted = CHOP_DEAL[-1:] + CHOP_DEAL[:-1]
+    batch = venv.reset(options={"hands": [CHOP_DEAL, shifted], "leader": [0, 1]})
+    buffer = RolloutBuffer.allocate(2 * len(CHOP_MOVES), venv.observation_size, N_ACTIONS)
+    trajectories = SeatTrajectories(buffer, 2, 4)
+    tables = np.arange(2)
+    where: dict[tuple[int, int], list[int]] = {}  # (table, seat) -> positions of its decisions
+    for k, (seat, move) in enumerate(CHOP_MOVES):
+        seats = np.array([seat, (seat + 1) % 4])
+        assert batch.current_seat.tolist() == seats.tolist()
+        positions = np.array([2 * k, 2 * k + 1])
+        trajectories.record(tables, seats, positions)
+        for t in (0, 1):
+            where.setdefault((t, int(seats[t])), []).append(int(positions[t]))
+        batch = venv.step(np.full(2, combo_index(move)))
+        trajectories.credit(batch.rewards.copy(), np.flatnonzero(batch.terminated))
+        if move == "quad:5":  # the chop: seat 0 pays seat 1 4X at once, before anyone else moves
+            for t in (0, 1):
+                chopped, chopper = where[(t, t)], where[(t, (1 + t) % 4)]
+                assert buffer.reward[chopped[-1]] == -4.0 and buffer.reward[chopper[-1]] == 4.0
+    assert batch.terminated.all()
+    net = [-13, 33, -10, -10]
+    for t in (0, 1):
+        for seat in range(4):
+            mine = where[(t, (seat + t) % 4)]
+            assert buffer.reward[mine].sum() == net[seat], (t, seat)
+            assert buffer.next[mine[:-1]].tolist() == mine[1:] and buffer.next[mine[-1]] == -1
+            assert buffer.done[mine].tolist() == [False] * (len(mine) - 1) + [True]
+        chopped = where[(t, t)]
+        assert buffer.reward[chopped].tolist() == [0.0, -4.0, -9.0]  # decline, single:2 (chopped), last pass
+
+
+def test_advantages_follow_each_seats_trajectory() -> None:
+    # Two interleaved trajectories: A at 0 -> 2 (done), B at 1 -> 3 (cut by the rollout: boot).
+    buf = RolloutBuffer.allocate(4, 3, N_ACTIONS)
+    buf.size = 4
+    buf.value[:] = [1.0, 2.0, 3.0, 4.0]
+    buf.reward[:] = [0.5, 0.0, -1.0, 2.0]
+    buf.done[:] = [False, False, True, False]
+    buf.next[:] = [2, 3, -1, -1]
+    buf.boot[3] = 10.0
+    lam = 0.5
+    adv = advantages(buf, gamma=1.0, lam=lam)
+    a2 = -1.0 - 3.0
+    a3 = 2.0 + 10.0 - 4.0
+    a0 = 0.5 + 3.0 - 1.0 + lam * a2
+    a1 = 0.0 + 4.0 - 2.0 + lam * a3
+    np.testing.assert_allclose(adv, [a0, a1, a2, a3], rtol=1e-6)
+
+
+def test_the_network_is_sb3s_maskable_policy_and_the_numpy_bots() -> None:
+    config = load_config(ROOT / "configs" / "batched_smoke.yaml")
+    trainer = BatchedTrainer(config)
+    checkpoint = trainer.snapshot()
+    policy = build_policy(checkpoint)  # strict load_state_dict: every SB3 tensor name and shape
+    obs = trainer.venv.observe(0)[:5]
+    with torch.no_grad():
+        ours = trainer.net.logits(torch.from_numpy(obs)).numpy()
+        sb3 = policy.action_net(policy.mlp_extractor.forward_actor(torch.from_numpy(obs))).numpy()
+        values = policy.predict_values(torch.from_numpy(obs)).squeeze(-1).numpy()
+    np.testing.assert_allclose(ours, sb3, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(trainer.net.value(torch.from_numpy(obs)).detach().numpy(), values, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(PPOBot(checkpoint).logits(obs[0]), ours[0], rtol=1e-4, atol=1e-5)
+
+
+def test_the_batched_trainer_refuses_python_bots_as_opponents() -> None:
+    match = r"opponents.*with trainer: batched, weights for \['self_play', 'random', 'heuristic'\]"
+    with pytest.raises(ValueError, match=match):
+        config_from_dict({"trainer": "batched", "opponents": {"self_play": 1, "greedy": 1}})
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_a_rollout_and_an_update_on_cuda() -> None:
+    config = load_config(ROOT / "configs" / "batched_smoke.yaml", ["device=cuda", "eval_every=0"])
+    trainer = BatchedTrainer(config)
+    trainer.learn(500)
+    assert trainer.num_timesteps >= 500 and next(trainer.net.parameters()).is_cuda
+
+
+def _train(run_dir: Path, *args: str) -> str:
+    command = [sys.executable, str(ROOT / "train.py"), *args, "--set", f"run_dir={run_dir}"]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=180)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    runs = tmp_path_factory.mktemp("batched_runs")
+    stdout = _train(runs, "--config", "configs/batched_smoke.yaml")
+    [run] = list(runs.iterdir())
+    return run, stdout
+
+
+def test_smoke_run_trains_evaluates_and_writes_checkpoints_bots_load(smoke: tuple[Path, str]) -> None:
+    run, stdout = smoke
+    assert "batched" in stdout and "random x3" in stdout and "95% CI" in stdout
+    assert "time split: env" in stdout
+    steps = json.loads((run / "evaluation.json").read_text())["steps"]
+    assert steps >= 3000
+    assert list(run.glob("events.out.tfevents.*")) and (run / "learning_curve.png").stat().st_size > 0
+    [checkpoint] = list((run / "checkpoints").iterdir())
+    policy = load_policy(checkpoint / "policy.json")
+    assert policy.metadata["training"]["trainer"] == "batched"
+    assert 2000 <= policy.metadata["num_timesteps"] < steps
+    bot = load_bot(str(run / "final"), rules=RuleConfig())
+    venv = VectorEnv(num_tables=1, rules=RuleConfig(), seed=3)
+    batch = venv.reset()
+    for _ in range(200):  # the saved policy plays legal moves only (step() refuses anything else)
+        legal = np.flatnonzero(batch.action_mask[0])
+        action = legal[int(np.argmax(bot.logits(batch.observation[0])[legal]))]
+        batch = venv.step(np.array([action]))
+
+
+def test_resume_restores_the_learner_pool_and_step_count(smoke: tuple[Path, str], tmp_path: Path) -> None:
+    run, _ = smoke
+    [checkpoint] = list((run / "checkpoints").iterdir())
+    saved = json.loads((checkpoint / "trainer.json").read_text())
+    start = saved["num_timesteps"]
+    stdout = _train(tmp_path, "--resume", str(checkpoint), "--set", f"total_timesteps={start + 1500}")
+    assert f"resuming {run.name} at step {start:,} with {len(saved['pool_steps'])} snapshots" in stdout
+    resumed = json.loads((run / "final" / "trainer.json").read_text())
+    assert resumed["num_timesteps"] >= start + 1500
+    assert resumed["n_updates"] > saved["n_updates"]
+    config = load_config(checkpoint / "config.yaml")
+    trainer = BatchedTrainer(config, start_step=start)
+    restore_batched(checkpoint, saved, trainer)
+    before = load_policy(checkpoint / "policy.json").tensors
+    for key, value in trainer.net.tensors().items():
+        np.testing.assert_array_equal(value, before[key])
+    assert trainer.num_timesteps == start and len(trainer.pool) == len(saved["pool_steps"])
+    assert trainer.optimizer.state_dict()["state"], "the optimizer's moments are restored"
+
+
+def test_exploit_trains_a_best_response_and_reports_its_margin(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    bot = write_checkpoint(tmp_path, rules=RuleConfig(n_players=3))
+    out = tmp_path / "exploit.json"
+    small = ["num_tables=8", "n_steps=32", "batch_size=64", "progress_bar=false"]
+    argv = ["--bot", str(bot), "--players", "3", "--steps", "300", "--deals", "3", "--out", str(out)]
+    assert exploit_main([*argv, *[a for s in small for a in ("--set", s)]]) == 0
+    record = json.loads(out.read_text())
+    assert record["players"] == 3 and record["steps"] >= 300 and record["summary"]["deals"] == 3
+    assert "approximate exploitability of" in capsys.readouterr().out

@@ -1,0 +1,297 @@
+"""Rollouts on :class:`sam_env.VectorEnv`: every seat of every table played by batched policies.
+
+Each table's seats are drawn afresh for every hand: the learner (one network shared by all its
+seats), a frozen snapshot from the self-play pool, or the compiled random policy. Every step, the
+learner's forward pass covers all tables where a learner seat acts, and each frozen network one pass
+for the tables where it acts.
+
+A learner seat's decisions form its own trajectory. Money is credited per absolute seat at every
+step (``batch.rewards``: chop money of seats that did not act included) and is added to the reward
+of that seat's latest decision in the hand, so a decision's reward is the money its seat received
+until its next decision or the end of the hand. The hand's end closes every seat's trajectory.
+Money of instant-win deals settled while a table is re-dealt belongs to no decision and is left out.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from agents.heuristic_bot import HeuristicBot
+from evaluation.stats import hand_metrics
+from sam_env import N_ACTIONS, VectorEnv
+from sam_env.vector.batch import pick_legal
+
+from .network import ActorCritic, FrozenActor, sample
+from .observed_view import ViewReader
+
+LEARNER = -1
+RANDOM = -2
+HEURISTIC = -3
+"""Occupant codes of a seat; an occupant >= 0 is the id of a frozen network."""
+
+
+@dataclass
+class RolloutBuffer:
+    """The learner's decisions of one rollout, in the order they were taken (a trajectory's next
+    decision always comes later). ``next[i]``: the position of the same seat's next decision in the
+    hand, ``-1`` if none in this rollout; ``boot[i]``: the value estimate a trajectory cut by the end
+    of the rollout continues with."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    action: np.ndarray
+    log_prob: np.ndarray
+    value: np.ndarray
+    reward: np.ndarray
+    done: np.ndarray
+    next: np.ndarray
+    boot: np.ndarray
+    size: int = 0
+
+    @classmethod
+    def allocate(cls, capacity: int, obs_size: int, n_actions: int) -> RolloutBuffer:
+        return cls(
+            obs=np.zeros((capacity, obs_size), dtype=np.float32),
+            mask=np.zeros((capacity, n_actions), dtype=bool),
+            action=np.zeros(capacity, dtype=np.int64),
+            log_prob=np.zeros(capacity, dtype=np.float32),
+            value=np.zeros(capacity, dtype=np.float32),
+            reward=np.zeros(capacity, dtype=np.float32),
+            done=np.zeros(capacity, dtype=bool),
+            next=np.zeros(capacity, dtype=np.int64),
+            boot=np.zeros(capacity, dtype=np.float32),
+        )
+
+
+@dataclass
+class RolloutStats:
+    """What a rollout measured: seconds by part, and the learner seats' finished hands."""
+
+    seconds: dict[str, float] = field(default_factory=lambda: {"env": 0.0, "inference": 0.0, "bookkeeping": 0.0})
+    decisions: int = 0
+    learner_steps: int = 0
+    metrics: list[tuple[int, ...]] = field(default_factory=list)
+    """:func:`evaluation.stats.hand_metrics` of every learner seat in every hand that ended."""
+
+
+class SeatTrajectories:
+    """Each learner seat's trajectory at each table: links its decisions and credits its money.
+
+    ``last[t, p]``: the buffer position of seat ``p``'s latest decision in the current hand of
+    table ``t`` (``-1``: none yet, or not a learner seat).
+    """
+
+    def __init__(self, buffer: RolloutBuffer, num_tables: int, n_players: int) -> None:
+        self.buffer = buffer
+        self.last = np.full((num_tables, n_players), -1, dtype=np.int64)
+
+    def record(self, tables: np.ndarray, seats: np.ndarray, positions: np.ndarray) -> None:
+        """The seats ``seats`` of ``tables`` decided; their decisions are at ``positions``."""
+        buf = self.buffer
+        previous = self.last[tables, seats]
+        linked = previous >= 0
+        buf.next[previous[linked]] = positions[linked]
+        buf.next[positions] = -1
+        buf.reward[positions] = 0.0
+        buf.done[positions] = False
+        self.last[tables, seats] = positions
+
+    def credit(self, money: np.ndarray, ended: np.ndarray) -> None:
+        """``money[t, p]`` (already scaled) goes to each seat's latest decision; ``ended`` tables close their hands."""
+        open_ = self.last >= 0
+        self.buffer.reward[self.last[open_]] += money[open_]
+        if ended.size:
+            closing = self.last[ended]
+            self.buffer.done[closing[closing >= 0]] = True
+            self.last[ended] = -1
+
+
+class Seating:
+    """Who sits where at each table for the current hand, drawn when the hand starts.
+
+    Each seat is the learner with probability ``learner_share`` (at least one learner seat per
+    table, chosen uniformly); the others are drawn from ``opponent_weights`` (``self_play``: a network
+    of the pool, uniformly; ``random``: the random-legal policy; ``heuristic``: the heuristic bot,
+    Python at one table at a time, so keep its weight small).
+    """
+
+    def __init__(
+        self,
+        num_tables: int,
+        n_players: int,
+        learner_share: float,
+        opponent_weights: dict[str, float],
+        rng: np.random.Generator,
+    ) -> None:
+        self.n_players = n_players
+        self.learner_share = learner_share
+        total = sum(opponent_weights.get(k, 0.0) for k in ("self_play", "random", "heuristic"))
+        self.p_random = opponent_weights.get("random", 0.0) / total if total else 0.0
+        self.p_heuristic = opponent_weights.get("heuristic", 0.0) / total if total else 0.0
+        self.rng = rng
+        self.pool: dict[int, FrozenActor] = {}
+        self.fixed: list[int] = []
+        self.snapshots: list[int] = []
+        self.occupant = np.full((num_tables, n_players), LEARNER, dtype=np.int64)
+
+    @property
+    def drawable(self) -> list[int]:
+        return self.fixed + self.snapshots
+
+    def add(self, actor: FrozenActor, keep: int, fixed: bool = False) -> None:
+        """Add a frozen network to the pool: ``fixed`` ones stay for the whole run; of the others
+        (snapshots of the learner) only the ``keep`` newest are drawn for new hands."""
+        new_id = max(self.pool, default=-1) + 1
+        self.pool[new_id] = actor
+        if fixed:
+            self.fixed.append(new_id)
+        else:
+            self.snapshots = [*self.snapshots, new_id][-keep:]
+
+    def forget_unused(self) -> None:
+        """Drop the networks that are neither drawable nor seated at a table."""
+        seated = set(np.unique(self.occupant[self.occupant >= 0]).tolist())
+        for key in [k for k in self.pool if k not in seated and k not in self.drawable]:
+            del self.pool[key]
+
+    def draw(self, tables: np.ndarray) -> None:
+        k, n = tables.size, self.n_players
+        if k == 0:
+            return
+        learner = self.rng.random((k, n)) < self.learner_share
+        learner[np.arange(k), self.rng.integers(n, size=k)] = True
+        kind = self.rng.random((k, n))
+        occupant = np.where(kind < self.p_random, RANDOM, HEURISTIC)
+        drawable = self.drawable
+        from_pool = kind >= self.p_random + self.p_heuristic
+        if drawable:
+            picks = np.asarray(drawable)[self.rng.integers(len(drawable), size=(k, n))]
+            occupant = np.where(from_pool, picks, occupant)
+        else:
+            occupant = np.where(from_pool, RANDOM, occupant)
+        self.occupant[tables] = np.where(learner, LEARNER, occupant)
+
+
+class Collector:
+    """Plays ``steps`` table steps of every table and fills a :class:`RolloutBuffer` with the learner's decisions.
+
+    Tables keep playing across rollouts (a hand cut by the end of a rollout goes on in the next one;
+    its open trajectories are closed with the critic's estimate, :attr:`RolloutBuffer.boot`).
+    """
+
+    def __init__(
+        self,
+        venv: VectorEnv,
+        seating: Seating,
+        net: ActorCritic,
+        steps: int,
+        reward_scale: float,
+        device: torch.device,
+        deterministic_opponents: bool = False,
+        seed: int = 0,
+    ) -> None:
+        self.venv, self.seating, self.net, self.steps = venv, seating, net, steps
+        self.reward_scale = reward_scale
+        self.device = device
+        self.deterministic_opponents = deterministic_opponents
+        self.rng = np.random.default_rng(seed)
+        self.heuristic = HeuristicBot(seed)
+        self.read_view = ViewReader(venv.rules)
+        n = venv.num_tables
+        self.buffer = RolloutBuffer.allocate(steps * n, venv.observation_size, N_ACTIONS)
+        self.trajectories = SeatTrajectories(self.buffer, n, venv.n_players)
+        self.batch = venv.reset()
+        seating.draw(np.arange(n))
+
+    def collect(self) -> RolloutStats:
+        stats = RolloutStats()
+        buf, n = self.buffer, self.venv.num_tables
+        buf.size = 0
+        self.trajectories.last[:] = -1
+        self.seating.forget_unused()
+        actions = np.zeros(n, dtype=np.int64)
+        tables = np.arange(n)
+        clock = time.perf_counter()
+        for _ in range(self.steps):
+            batch = self.batch
+            seat = batch.current_seat
+            occupant = self.seating.occupant[tables, seat]
+            # The learner: one forward pass over every table where a learner seat acts.
+            rows = np.flatnonzero(occupant == LEARNER)
+            pos = np.arange(buf.size, buf.size + rows.size)
+            buf.obs[pos] = batch.observation[rows]
+            buf.mask[pos] = batch.action_mask[rows]
+            now = time.perf_counter()
+            stats.seconds["bookkeeping"] += now - clock
+            clock = now
+            with torch.inference_mode():
+                obs = torch.from_numpy(buf.obs[buf.size : buf.size + rows.size]).to(self.device)
+                mask = torch.from_numpy(buf.mask[buf.size : buf.size + rows.size]).to(self.device)
+                act, log_prob = sample(self.net.logits(obs), mask)
+                buf.value[pos] = self.net.value(obs).cpu().numpy()
+                buf.action[pos] = act.cpu().numpy()
+                buf.log_prob[pos] = log_prob.cpu().numpy()
+                actions[rows] = buf.action[pos]
+                # Each frozen network: one pass over the tables where it acts.
+                for key in np.unique(occupant[occupant >= 0]).tolist():
+                    them = np.flatnonzero(occupant == key)
+                    o = torch.from_numpy(batch.observation[them]).to(self.device)
+                    m = torch.from_numpy(batch.action_mask[them]).to(self.device)
+                    a, _ = sample(self.seating.pool[key].logits(o), m, self.deterministic_opponents)
+                    actions[them] = a.cpu().numpy()
+            for t in np.flatnonzero(occupant == HEURISTIC).tolist():
+                obs, legal = batch.observation[t], batch.action_mask[t]
+                view = self.read_view(obs, legal)
+                actions[t] = self.heuristic.act({"observation": obs, "action_mask": legal}, view)
+            them = np.flatnonzero(occupant == RANDOM)
+            if them.size:
+                out = np.zeros(them.size, dtype=np.int64)
+                pick_legal(batch.action_mask[them], self.rng.random(them.size), out)
+                actions[them] = out
+            now = time.perf_counter()
+            stats.seconds["inference"] += now - clock
+            clock = now
+            self.trajectories.record(rows, seat[rows], pos)
+            buf.size += rows.size
+            stats.decisions += n
+            stats.learner_steps += rows.size
+            now = time.perf_counter()
+            stats.seconds["bookkeeping"] += now - clock
+            clock = now
+            batch = self.batch = self.venv.step(actions)
+            ended = np.flatnonzero(batch.terminated)
+            finished = self.venv.results() if ended.size else {}
+            now = time.perf_counter()
+            stats.seconds["env"] += now - clock
+            clock = now
+            self._credit(batch.rewards, ended, finished, stats)
+        self._bootstrap()
+        stats.seconds["bookkeeping"] += time.perf_counter() - clock
+        return stats
+
+    def _credit(self, rewards: np.ndarray, ended: np.ndarray, finished: dict, stats: RolloutStats) -> None:
+        """Add each seat's money to its latest decision; close the trajectories of hands that ended."""
+        money = rewards.astype(np.float32, copy=True)
+        for t in ended.tolist():
+            hands = finished[t]
+            for extra in hands[1:]:  # instant-win deals settled while the table was re-dealt
+                money[t] -= np.asarray(extra.result.net, dtype=np.float32)
+            result = hands[0].result
+            for p in np.flatnonzero(self.seating.occupant[t] == LEARNER).tolist():
+                stats.metrics.append(hand_metrics(result, p))
+        self.trajectories.credit(money * self.reward_scale, ended)
+        self.seating.draw(ended)
+
+    def _bootstrap(self) -> None:
+        """Value estimates for trajectories the end of the rollout cut, from each seat's own observation."""
+        with torch.inference_mode():
+            last = self.trajectories.last
+            for p in range(self.venv.n_players):
+                rows = np.flatnonzero(last[:, p] >= 0)
+                if rows.size:
+                    obs = torch.from_numpy(self.venv.observe(p)[rows]).to(self.device)
+                    self.buffer.boot[last[rows, p]] = self.net.value(obs).cpu().numpy()

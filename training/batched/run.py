@@ -1,0 +1,38 @@
+"""A batched run from ``train.py``: build the trainer (or restore it), learn, save the final policy."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..config import TrainConfig
+from .state import restore_batched, save_batched_checkpoint
+from .trainer import BatchedTrainer, tensorboard_logger
+
+
+def train_batched(
+    config: TrainConfig, run_dir: Path, run_name: str, resume: Path | None, state: Mapping[str, Any] | None
+) -> tuple[Path, int, float]:
+    """Train ``config`` (``trainer: batched``) in ``run_dir``; return (final policy JSON, steps, seconds)."""
+    start_step = 0 if state is None else int(state["num_timesteps"])
+    trainer = BatchedTrainer(config, start_step, logger=tensorboard_logger(run_dir))
+    if resume is not None and state is not None:
+        restore_batched(resume, state, trainer)
+        print(f"resuming {run_name} at step {trainer.num_timesteps:,} with {len(trainer.pool)} snapshots in the pool")
+    print(
+        f"run {run_name}: {config.total_timesteps:,} learner steps, {config.num_tables} tables (batched, "
+        f"{trainer.device}); logs in {run_dir}"
+    )
+    started = time.perf_counter()
+
+    def checkpoint(step: int) -> None:
+        save_batched_checkpoint(run_dir / "checkpoints" / f"step_{step:09d}", trainer, run_name)
+
+    trainer.learn(config.total_timesteps, on_checkpoint=checkpoint, label=f"ppo[{config.name}]")
+    seconds = time.perf_counter() - started
+    final = save_batched_checkpoint(run_dir / "final", trainer, run_name)
+    split = ", ".join(f"{k} {v:.0f} s" for k, v in trainer.seconds.items())
+    print(f"time split: {split}")
+    return final, trainer.num_timesteps, seconds

@@ -1,0 +1,84 @@
+"""Checkpoints of a batched run: the same folder layout as the SB3 path's (``training.checkpoints``).
+
+``policy.*`` is what bots load; ``trainer.safetensors`` holds the optimizer moments and the pool's
+weights, ``trainer.json`` the step count, update count, pool steps and evaluation history. The
+tables' deals and draws are not saved: a resumed run seeds them from ``(seed, step)`` (as the SB3
+path seeds its environments), so it plays fresh hands rather than repeating the ones before.
+Nothing is pickled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+from agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
+
+from ..config import ConfigError
+from .trainer import BatchedTrainer
+
+
+def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str) -> Path:
+    """Write policy, trainer state and config into ``folder``; return the policy's JSON path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    config, step = trainer.config, int(trainer.num_timesteps)
+    meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), run_name=run_name, num_timesteps=step)
+    policy_json = save_policy(folder / "policy", trainer.net.tensors(), meta)
+    optimizer = trainer.optimizer.state_dict()
+    tensors: dict[str, torch.Tensor] = {"rng.torch": torch.get_rng_state()}
+    for index, state in optimizer["state"].items():
+        for key, value in state.items():
+            tensors[f"optimizer.{index}.{key}"] = value.detach().cpu().clone()
+    for i, (_, snap) in enumerate(trainer.pool):
+        for key, value in snap.tensors.items():
+            tensors[f"pool.{i}.{key}"] = torch.from_numpy(value.copy())
+    save_file(tensors, str(folder / "trainer.safetensors"))
+    state = {
+        "trainer": "batched",
+        "num_timesteps": step,
+        "n_updates": trainer.n_updates,
+        "optimizer_param_groups": optimizer["param_groups"],
+        "pool_steps": [s for s, _ in trainer.pool],
+        "history": trainer.history,
+        "run_name": run_name,
+    }
+    (folder / "trainer.json").write_text(json.dumps(state) + "\n", encoding="utf-8")
+    (folder / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False), encoding="utf-8")
+    return policy_json
+
+
+def restore_batched(folder: Path, state: Mapping[str, Any], trainer: BatchedTrainer) -> None:
+    """Load policy, optimizer, step counts, pool and history into a trainer built for ``state['num_timesteps']``."""
+    config = trainer.config
+    if state.get("trainer") != "batched":
+        raise ConfigError(f"{folder}: written by the {state.get('trainer', 'sb3')!r} trainer; resume it with that one")
+    policy = load_policy(folder / "policy", n_players=config.rule_config.n_players)
+    if policy.arch != config.arch:
+        raise ConfigError(f"{folder}: the checkpoint's network {policy.arch} differs from the config's {config.arch}")
+    try:
+        tensors = load_file(str(folder / "trainer.safetensors"))
+    except (OSError, SafetensorError) as err:
+        raise ConfigError(f"{folder}: cannot read trainer.safetensors to resume: {err}") from None
+    trainer.net.load_tensors(policy.tensors)
+    optimizer_state: dict[int, dict[str, torch.Tensor]] = {}
+    for key, value in tensors.items():
+        if key.startswith("optimizer."):
+            _, index, name = key.split(".", 2)
+            optimizer_state.setdefault(int(index), {})[name] = value.to(trainer.device)
+    trainer.optimizer.load_state_dict({"state": optimizer_state, "param_groups": state["optimizer_param_groups"]})
+    torch.set_rng_state(tensors["rng.torch"])
+    trainer.num_timesteps = int(state["num_timesteps"])
+    trainer.n_updates = int(state["n_updates"])
+    trainer.history = list(state.get("history", []))
+    for i, step in enumerate(state["pool_steps"]):
+        prefix = f"pool.{i}."
+        snap = {k[len(prefix) :]: v.numpy() for k, v in tensors.items() if k.startswith(prefix)}
+        meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), num_timesteps=step)
+        trainer.add_to_pool(int(step), PolicyCheckpoint.in_memory(snap, meta, f"{folder} pool snapshot {i}"))

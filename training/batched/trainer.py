@@ -1,0 +1,255 @@
+"""The batched trainer: rollouts on a VectorEnv, masked PPO, a self-play pool, evaluations, checkpoints.
+
+One :class:`BatchedTrainer` owns the tables, the learner network and its optimizer, and the pool of
+frozen networks. :meth:`BatchedTrainer.learn` alternates a rollout (:mod:`.rollout`) and a PPO update
+(:mod:`.ppo`); between them, on the config's step schedule, it adds a snapshot to the pool, runs a
+duplicate evaluation (``training.evaluate``) and writes a checkpoint (:mod:`.state`). Logs go to
+TensorBoard under the SB3 path's tag names, so ``training.curves`` plots either trainer's run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+from stable_baselines3.common.logger import Logger, configure
+from tqdm import tqdm
+
+from agents.ppo.bot import PPOBot
+from agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
+from agents.registry import load_bot
+from evaluation.stats import METRICS
+from sam_env import N_ACTIONS, RuleConfig, VectorEnv
+
+from ..config import ConfigError, TrainConfig
+from ..evaluate import evaluate
+from .network import ActorCritic, FrozenActor
+from .ppo import PPOSettings, update
+from .rollout import Collector, Seating
+
+
+def torch_device(name: str) -> torch.device:
+    """``cpu``, ``cuda`` or ``auto`` (cuda when a GPU is visible)."""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(name)
+
+
+def network_of(spec: str, rules: RuleConfig) -> PolicyCheckpoint:
+    """The checkpoint of a network bot (a shipped name or a path) that fits ``rules``."""
+    bot = load_bot(spec, rules=rules)
+    if not isinstance(bot, PPOBot):
+        raise ConfigError(f"fixed_opponents: {spec!r} is not a network; only networks are played in batch")
+    return bot.checkpoint
+
+
+def _next_due(step: int, every: int) -> int | float:
+    return (step // every + 1) * every if every else float("inf")
+
+
+class BatchedTrainer:
+    """Learner, optimizer, tables and pool of one run.
+
+    Args:
+        config: the run's config (``trainer: batched``).
+        start_step: learner steps already trained (a resumed run); the tables' deals, the seat
+            draws and the sampling are seeded from ``(seed, start_step)``.
+        fixed_opponents: frozen networks that make up the whole pool for the run (a best response
+            to a bot: ``evaluation.exploit``); no snapshots of the learner are then added.
+        logger: where the statistics go (default: nowhere; ``train.py`` passes a TensorBoard logger).
+    """
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        start_step: int = 0,
+        fixed_opponents: Sequence[PolicyCheckpoint] = (),
+        logger: Logger | None = None,
+    ) -> None:
+        self.config = config
+        self.device = torch_device(config.device)
+        rules = config.rule_config
+        seeds = np.random.SeedSequence([config.seed, start_step]).spawn(4)
+        torch.manual_seed(int(seeds[0].generate_state(1)[0]))
+        self.venv = VectorEnv(config.num_tables, rules, seed=int(seeds[1].generate_state(1)[0]))
+        self.net = ActorCritic(config.arch, self.venv.observation_size, N_ACTIONS).to(self.device)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.seating = Seating(
+            config.num_tables,
+            rules.n_players,
+            config.learner_share,
+            config.opponents.weights(),
+            np.random.default_rng(seeds[2]),
+        )
+        self.self_play = not fixed_opponents
+        self.pool: list[tuple[int, PolicyCheckpoint]] = []
+        """The learner's snapshots (saved with a checkpoint), or the fixed opponents of a best response."""
+        for checkpoint in fixed_opponents:
+            self.add_to_pool(0, checkpoint)
+        for spec in config.fixed_opponents:
+            self.seating.add(FrozenActor(network_of(spec, rules), self.device), keep=0, fixed=True)
+        if config.init_from is not None and start_step == 0:
+            start = network_of(config.init_from, rules)
+            if start.arch != config.arch:
+                raise ConfigError(f"init_from: {config.init_from!r} has layers {start.arch}, the config {config.arch}")
+            self.net.load_tensors(start.tensors)
+        self.collector = Collector(
+            self.venv,
+            self.seating,
+            self.net,
+            config.n_steps,
+            config.reward_scale,
+            self.device,
+            config.snapshot_deterministic,
+            seed=int(seeds[3].generate_state(1)[0]),
+        )
+        self.generator = np.random.default_rng(seeds[3].spawn(1)[0])
+        self.settings = PPOSettings(
+            n_epochs=config.n_epochs,
+            batch_size=config.batch_size,
+            clip_range=config.clip_range,
+            ent_coef=config.ent_coef,
+            vf_coef=config.vf_coef,
+            max_grad_norm=config.max_grad_norm,
+            target_kl=config.target_kl,
+            gamma=config.gamma,
+            gae_lambda=config.gae_lambda,
+        )
+        self.logger = logger
+        self.num_timesteps = start_step
+        self.n_updates = 0
+        self.seconds = {"env": 0.0, "inference": 0.0, "bookkeeping": 0.0, "update": 0.0, "eval": 0.0}
+        self.last_eval = ""
+        self.history: list[dict[str, float]] = []
+        """One row per evaluation: step, wall seconds, and X/hand with CI per opponent."""
+
+    # ------------------------------------------------------------------ pool
+
+    def snapshot(self, step: int | None = None) -> PolicyCheckpoint:
+        """The learner's policy now, as a validated in-memory checkpoint."""
+        step = self.num_timesteps if step is None else step
+        c = self.config
+        meta = policy_metadata(c.rule_config, c.arch, c.to_dict(), num_timesteps=step)
+        return PolicyCheckpoint.in_memory(self.net.tensors(), meta, f"snapshot at step {step}")
+
+    def add_to_pool(self, step: int, checkpoint: PolicyCheckpoint) -> None:
+        self.pool.append((step, checkpoint))
+        if self.self_play:
+            del self.pool[: -self.config.pool_size]
+        self.seating.add(FrozenActor(checkpoint, self.device), self.config.pool_size, fixed=not self.self_play)
+
+    # ------------------------------------------------------------------ the loop
+
+    def learning_rate(self) -> float:
+        c = self.config
+        if c.learning_rate_end is None:
+            return c.learning_rate
+        progress = min(1.0, self.num_timesteps / c.total_timesteps)
+        return c.learning_rate + (c.learning_rate_end - c.learning_rate) * progress
+
+    def learn(
+        self,
+        total_timesteps: int,
+        on_checkpoint: object = None,
+        label: str = "ppo",
+        progress_bar: bool | None = None,
+    ) -> None:
+        """Train until ``total_timesteps`` learner steps; ``on_checkpoint(step)`` writes a checkpoint when due."""
+        c = self.config
+        if self.self_play and not self.pool:
+            self.add_to_pool(self.num_timesteps, self.snapshot())
+        next_snapshot = _next_due(self.num_timesteps, c.snapshot_every)
+        next_eval = _next_due(self.num_timesteps, c.eval_every) if self.num_timesteps else 0
+        if not c.eval_every:
+            next_eval = float("inf")
+        next_checkpoint = _next_due(self.num_timesteps, c.checkpoint_every)
+        started, start_step = time.perf_counter(), self.num_timesteps
+        show = c.progress_bar if progress_bar is None else progress_bar
+        bar = tqdm(total=total_timesteps, initial=self.num_timesteps, unit="step", disable=not show, dynamic_ncols=True)
+        self.wall_start = started - self.history[-1]["wall_seconds"] if self.history else started
+        while self.num_timesteps < total_timesteps:
+            step = self.num_timesteps
+            if self.self_play and step >= next_snapshot:
+                self.add_to_pool(step, self.snapshot())
+                next_snapshot = _next_due(step, c.snapshot_every)
+            if step >= next_eval:
+                self.run_eval(label, bar)
+                next_eval = _next_due(step, c.eval_every)
+            if step >= next_checkpoint and on_checkpoint is not None:
+                on_checkpoint(step)
+                next_checkpoint = _next_due(step, c.checkpoint_every)
+            stats = self.collector.collect()
+            for key, seconds in stats.seconds.items():
+                self.seconds[key] += seconds
+            clock = time.perf_counter()
+            for group in self.optimizer.param_groups:
+                group["lr"] = self.learning_rate()
+            train_logs = update(
+                self.net, self.optimizer, self.collector.buffer, self.settings, self.device, self.generator
+            )
+            self.seconds["update"] += time.perf_counter() - clock
+            self.n_updates += 1
+            self.num_timesteps += stats.learner_steps
+            bar.update(stats.learner_steps)
+            self._log(train_logs, stats, start_step, started, bar)
+        bar.close()
+
+    def run_eval(self, label: str, bar: tqdm | None = None) -> None:
+        """Duplicate evaluation of the current policy against each of ``eval_opponents`` (greedy moves)."""
+        clock = time.perf_counter()
+        c, step = self.config, self.num_timesteps
+        summaries = evaluate(self.snapshot(), label, c.eval_opponents, c.eval_deals, c.eval_seed)
+        self.seconds["eval"] += time.perf_counter() - clock
+        row: dict[str, float] = {"step": step, "wall_seconds": time.perf_counter() - self.wall_start}
+        for name, s in zip(c.eval_opponents, summaries, strict=True):
+            row[f"x_per_hand_vs_{name}"] = s.x_per_hand
+            row[f"ci_low_vs_{name}"] = s.ci_low
+            row[f"ci_high_vs_{name}"] = s.ci_high
+            row[f"win_rate_vs_{name}"] = s.win_rate
+        self.history.append(row)
+        if self.logger is not None:
+            for key, value in row.items():
+                if key != "step":
+                    self.logger.record(f"eval/{key}", value)
+            self.logger.dump(step)
+        first = summaries[0]
+        self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
+        if bar is not None:
+            bar.write(
+                f"step {step:>10,} ({row['wall_seconds']:.0f} s): "
+                + ", ".join(
+                    f"vs {name} x{c.rule_config.n_players - 1} {s.x_per_hand:+.2f} [{s.ci_low:+.2f}, {s.ci_high:+.2f}]"
+                    for name, s in zip(c.eval_opponents, summaries, strict=True)
+                )
+                + f" X/hand over {first.deals} deals"
+            )
+
+    def _log(self, train_logs: dict[str, float], stats: object, start_step: int, started: float, bar: tqdm) -> None:
+        elapsed = time.perf_counter() - started
+        speed = (self.num_timesteps - start_step) / max(elapsed, 1e-9)
+        money = float(np.mean([m[0] for m in stats.metrics])) if stats.metrics else float("nan")
+        bar.set_postfix_str(f"{speed:,.0f} steps/s | X/hand {money:+.2f} | eval {self.last_eval or '-'}", refresh=False)
+        if self.logger is None:
+            return
+        for key, value in train_logs.items():
+            self.logger.record(f"train/{key}", value)
+        self.logger.record("train/learning_rate", self.learning_rate())
+        self.logger.record("train/n_updates", self.n_updates)
+        if stats.metrics:
+            totals = np.asarray(stats.metrics, dtype=float).mean(axis=0)
+            self.logger.record("charts/money_per_hand", money)
+            self.logger.record("charts/hands", len(stats.metrics))
+            for name in ("sam_declared", "sam_won", "chops_made", "chops_suffered"):
+                self.logger.record(f"charts/{name}_per_hand", float(totals[METRICS.index(name)]))
+        self.logger.record("charts/steps_per_second", speed)
+        self.logger.record("charts/pool_size", len(self.pool))
+        for key, seconds in self.seconds.items():
+            self.logger.record(f"perf/{key}_seconds", seconds)
+        self.logger.dump(self.num_timesteps)
+
+
+def tensorboard_logger(run_dir: Path) -> Logger:
+    return configure(str(run_dir), ["tensorboard"])

@@ -1,0 +1,67 @@
+"""The ``sb3`` trainer: sb3-contrib's MaskablePPO with one learner seat per table (``trainer: sb3`` configs).
+
+Kept beside the batched trainer because researchers use SB3's own API; ``train.py`` picks one of them.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
+
+from agents.ppo.sb3 import policy_kwargs
+
+from .checkpoints import restore_trainer, save_checkpoint, snapshot_of
+from .config import ConfigError, TrainConfig
+from .opponents import make_vec_env
+from .schedule import TrainingSchedule
+
+
+def train_sb3(
+    config: TrainConfig, run_dir: Path, run_name: str, resume: Path | None, trainer: dict | None
+) -> tuple[Path, int, float]:
+    """sb3-contrib's MaskablePPO, one learner seat per table against the opponent mix."""
+    start_step = 0 if trainer is None else int(trainer["num_timesteps"])
+    vec_env = make_vec_env(config, start_step)
+    learning_rate = (
+        ConstantSchedule(config.learning_rate)
+        if config.learning_rate_end is None
+        else LinearSchedule(config.learning_rate, config.learning_rate_end, 1.0)
+    )
+    hyper = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef")
+    hyper += ("max_grad_norm", "target_kl", "seed")
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec_env,
+        learning_rate=learning_rate,
+        policy_kwargs=policy_kwargs(config.arch),
+        device="cpu",
+        verbose=0,
+        **{k: getattr(config, k) for k in hyper},
+    )
+    model.set_logger(configure(str(run_dir), ["tensorboard"]))
+    # The self-play pool: restored with the rest of the trainer state, or the untrained policy.
+    if resume is not None:
+        try:
+            pool = restore_trainer(resume, trainer, model, config)
+        except (ValueError, KeyError) as err:
+            raise ConfigError(str(err)) from None
+        print(f"resuming {run_name} at step {model.num_timesteps:,} with {len(pool)} snapshots in the pool")
+    else:
+        pool = [(0, snapshot_of(model, config, 0))]  # seats drawn as self-play before the first refresh
+    for _, snapshot in pool:
+        vec_env.env_method("add_snapshot", snapshot)
+    print(
+        f"run {run_name}: {config.total_timesteps:,} steps, {config.n_envs} envs ({config.vec_env}); logs in {run_dir}"
+    )
+    started = time.perf_counter()
+    remaining = config.total_timesteps - model.num_timesteps
+    if remaining > 0:
+        schedule = TrainingSchedule(config, run_dir, run_name, pool)
+        model.learn(total_timesteps=remaining, callback=schedule, reset_num_timesteps=resume is None)
+    train_seconds = time.perf_counter() - started
+    vec_env.close()
+    return save_checkpoint(run_dir / "final", model, config, run_name, pool), model.num_timesteps, train_seconds
