@@ -24,8 +24,8 @@ def _three_seat_rules(tmp_path: Path) -> list[str]:
 
 CASES = {
     # case: (bot, table options, what the line names as the table, what fits)
-    "seat count": (lambda _: "ppo", lambda _: ["--players", "3"], "the 3-player table (default rules)", "heuristic"),
-    "rules": (lambda _: "ppo", _three_seat_rules, "the 3-player table (bao1=forced)", "greedy, heuristic, random"),
+    "seat count": (lambda _: "ppo_v1", lambda _: ["--players", "3"], "the 3-player table (default rules)", "heuristic"),
+    "rules": (lambda _: "ppo_v1", _three_seat_rules, "the 3-player table (bao1=forced)", "heuristic"),
     "checkpoint that does not load": (_bad_checkpoint, lambda _: [], "the 4-player table (default rules)", "ppo"),
 }
 
