@@ -110,7 +110,7 @@ def shared_blocks(b, t, rp, off, first, out):
     out[off[O_PHASE] + tab[t, PHASE]] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observation_into(b, t, seat, rp, off, out):
     """The observation of ``seat`` at table ``t`` (:meth:`sam_env.encoding.Encoder.observe`)."""
     out[:] = 0.0

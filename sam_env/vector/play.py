@@ -157,7 +157,7 @@ def chain_value(b, t, rp):
     return chop_value(rp, combo) + b.seats[t, b.tab[t, TABLE_OWNER], CHAIN]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_mask_into(b, t, rp, answers, out):
     """Write the legal moves of the seat to act into ``out`` (``bool[N_COMBOS]``)."""
     out[:] = False
@@ -300,7 +300,7 @@ def finish(b, t, rp, seat, move, responsible_seat):
 # ------------------------------------------------------------------ moves
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def advance(b, t, n, seat):
     """Pass the turn on; close the trick when the turn comes back round to its owner."""
     owner = b.tab[t, TABLE_OWNER]
@@ -321,7 +321,7 @@ def advance(b, t, n, seat):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def remove_cards(b, t, seat, move):
     """Take the combination's cards (the lowest suits of each rank) from the seat's hand."""
     req = COMBO_REQ[move]
@@ -349,7 +349,7 @@ def remove_cards(b, t, seat, move):
     sv[t, seat, N_PLAYED] += size
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play(b, t, rp, seat, move):
     n = rp[RP_N]
     pending_undersized = b.tab[t, UNDERSIZED_BY]
@@ -383,7 +383,7 @@ def play(b, t, rp, seat, move):
         advance(b, t, n, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_table(b, t, rp, move):
     """Make ``move`` (already checked legal) for the seat to act at table ``t``."""
     seat = b.tab[t, TO_ACT]
@@ -406,7 +406,7 @@ def step_table(b, t, rp, move):
         play(b, t, rp, seat, move)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_play(b, t, leader):
     b.tab[t, PHASE] = PHASE_PLAY
     b.tab[t, TABLE_OWNER] = leader
