@@ -85,10 +85,10 @@ def step_serial(b, rp, answers, off, actions, active, obs, mask, seat_out):
     for t in range(n_tables):
         if active[t]:
             seat_out[t] = b.tab[t, TO_ACT]
-            legal_mask_into(b, t, rp, answers, mask[t])
+            legal_mask_into(b.tab, b.seats, t, rp, answers, mask[t])
     for t in range(n_tables):
         if active[t]:
-            observation_into(b, t, seat_out[t], rp, off, obs[t])
+            observation_into(b.tab, b.seats, t, seat_out[t], rp, off, obs[t])
 
 
 @njit(cache=True)
@@ -102,8 +102,8 @@ def step_and_output(b, t, rp, answers, off, actions, active, obs, mask, seat_out
     step_one(b, t, rp, actions, active)
     if active[t]:
         seat_out[t] = b.tab[t, TO_ACT]
-        legal_mask_into(b, t, rp, answers, mask[t])
-        observation_into(b, t, seat_out[t], rp, off, obs[t])
+        legal_mask_into(b.tab, b.seats, t, rp, answers, mask[t])
+        observation_into(b.tab, b.seats, t, seat_out[t], rp, off, obs[t])
 
 
 @njit(cache=True, parallel=True)
@@ -118,20 +118,20 @@ def outputs(b, rp, answers, off, obs, mask, seat_out):
     """The acting seats, their masks and observations (after a reset)."""
     for t in range(b.tab.shape[0]):
         seat_out[t] = b.tab[t, TO_ACT]
-        legal_mask_into(b, t, rp, answers, mask[t])
-        observation_into(b, t, seat_out[t], rp, off, obs[t])
+        legal_mask_into(b.tab, b.seats, t, rp, answers, mask[t])
+        observation_into(b.tab, b.seats, t, seat_out[t], rp, off, obs[t])
 
 
 @njit(cache=True)
 def observe_seats(b, rp, off, seats, out):
     for t in range(seats.shape[0]):
-        observation_into(b, t, seats[t], rp, off, out[t])
+        observation_into(b.tab, b.seats, t, seats[t], rp, off, out[t])
 
 
 @njit(cache=True)
 def states(b, rp, off, out):
     for t in range(out.shape[0]):
-        state_into(b, t, rp, off, out[t])
+        state_into(b.tab, b.seats, t, rp, off, out[t])
 
 
 @njit(cache=True)
