@@ -76,10 +76,9 @@ def relative(seat, first, n):
 
 
 @njit(cache=True, inline="always")
-def seat_blocks(b, t, rp, off, first, out):
+def seat_blocks(seats, t, rp, off, first, out):
     """Per-seat blocks (played, cards left, báo 1, passed, out), rows in turn order from seat ``first``."""
     n = rp[RP_N]
-    seats = b.seats
     for k in range(n):
         s = first + k - n if first + k >= n else first + k
         set_unary(out, off[O_PLAYED] + UNARY_BITS * k, seats[t, s, PLAYED_UNARY])
@@ -94,15 +93,14 @@ def seat_blocks(b, t, rp, off, first, out):
 
 
 @njit(cache=True, inline="always")
-def shared_blocks(b, t, rp, off, first, out):
+def shared_blocks(tab, seats, t, rp, off, first, out):
     """Blocks observation and state share (seats relative to ``first``): table play, Sâm, leader, phase, chain."""
     n = rp[RP_N]
-    tab = b.tab
     combo = tab[t, TABLE_COMBO]
     if combo != NO_PLAY:
         out[off[O_TABLE_PLAY] + combo] = 1.0
         out[off[O_TABLE_OWNER] + relative(tab[t, TABLE_OWNER], first, n)] = 1.0
-        value = chain_value(b, t, rp)
+        value = chain_value(tab, seats, t, rp)
         out[off[O_CHAIN_VALUE]] = value / (value + CHAIN_SCALE)
     if tab[t, SAM_DECLARER] != NO_SEAT:
         out[off[O_SAM_DECLARER] + relative(tab[t, SAM_DECLARER], first, n)] = 1.0
@@ -110,25 +108,25 @@ def shared_blocks(b, t, rp, off, first, out):
     out[off[O_PHASE] + tab[t, PHASE]] = 1.0
 
 
-@njit(cache=True)
-def observation_into(b, t, seat, rp, off, out):
+@njit(cache=True, inline="always")
+def observation_into(tab, seats, t, seat, rp, off, out):
     """The observation of ``seat`` at table ``t`` (:meth:`sam_env.encoding.Encoder.observe`)."""
     out[:] = 0.0
-    set_unary(out, off[O_HAND], b.seats[t, seat, UNARY])
-    set_unary(out, off[O_UNSEEN], unary_of_cards(FULL_DECK ^ (b.seats[t, seat, HAND] | b.tab[t, ALL_PLAYED])))
-    seat_blocks(b, t, rp, off, seat, out)
-    shared_blocks(b, t, rp, off, seat, out)
-    if b.tab[t, PHASE] == PHASE_PLAY and responsible(b, t, seat, rp[RP_N]):
+    set_unary(out, off[O_HAND], seats[t, seat, UNARY])
+    set_unary(out, off[O_UNSEEN], unary_of_cards(FULL_DECK ^ (seats[t, seat, HAND] | tab[t, ALL_PLAYED])))
+    seat_blocks(seats, t, rp, off, seat, out)
+    shared_blocks(tab, seats, t, rp, off, seat, out)
+    if tab[t, PHASE] == PHASE_PLAY and responsible(tab, seats, t, seat, rp[RP_N]):
         out[off[O_RESPONSIBLE]] = 1.0
 
 
 @njit(cache=True)
-def state_into(b, t, rp, off, out):
+def state_into(tab, seats, t, rp, off, out):
     """The perfect-information state of table ``t`` (:meth:`sam_env.encoding.Encoder.state`)."""
     out[:] = 0.0
     for s in range(rp[RP_N]):
-        set_unary(out, off[O_HAND] + UNARY_BITS * s, b.seats[t, s, UNARY])
-    seat_blocks(b, t, rp, off, 0, out)
-    shared_blocks(b, t, rp, off, 0, out)
-    if b.tab[t, PHASE] != PHASE_OVER:
-        out[off[O_TO_ACT] + b.tab[t, TO_ACT]] = 1.0
+        set_unary(out, off[O_HAND] + UNARY_BITS * s, seats[t, s, UNARY])
+    seat_blocks(seats, t, rp, off, 0, out)
+    shared_blocks(tab, seats, t, rp, off, 0, out)
+    if tab[t, PHASE] != PHASE_OVER:
+        out[off[O_TO_ACT] + tab[t, TO_ACT]] = 1.0

@@ -1,10 +1,12 @@
 """One table's hand in compiled form: the reference's :class:`sam_env.core.game.Hand`, rule by rule.
 
 Each function mirrors the method of the same name in :mod:`sam_env.core.game` and works on table
-``t`` of a :class:`~.tables.BatchState` ``b``, with the rules as ``rp`` (``int64`` parameters, see
-:func:`.tables.rule_params`) and ``answers`` (the "what may be played on what" rows). The
-differential test (``tests/vector``) holds the two to the same behaviour at every step; when
-they disagree, the reference and RULES.md decide.
+``t`` of a :class:`~.tables.BatchState` ``b`` — or of just its ``tab`` and ``seats`` arrays where
+that is all a function needs: the per-decision functions are inlined, and every inlined binding of
+``b`` increfs and decrefs each of its nine arrays (measured, a third of a step's time) — with the
+rules as ``rp`` (``int64`` parameters, see :func:`.tables.rule_params`) and ``answers`` (the
+"what may be played on what" rows). The differential test (``tests/vector``) holds the two to
+the same behaviour at every step; when they disagree, the reference and RULES.md decide.
 """
 
 from __future__ import annotations
@@ -124,23 +126,23 @@ def highest_rank(unary):
 
 
 @njit(cache=True, inline="always")
-def next_in_hand(b, t, seat, n):
+def next_in_hand(seats, t, seat, n):
     """The next seat in turn order still in the hand."""
     s = seat
     for _ in range(n):
         s = s + 1 if s + 1 < n else 0
-        if not b.seats[t, s, OUT]:
+        if not seats[t, s, OUT]:
             return s
     return seat
 
 
 @njit(cache=True, inline="always")
-def responsible(b, t, seat, n):
+def responsible(tab, seats, t, seat, n):
     """``seat`` is the upper seat of a one-card seat (báo 1, §7) outside a Sâm hand."""
-    if b.tab[t, SAM_DECLARER] != NO_SEAT:
+    if tab[t, SAM_DECLARER] != NO_SEAT:
         return False
-    nxt = next_in_hand(b, t, seat, n)
-    return nxt != seat and b.seats[t, nxt, N_CARDS] == 1
+    nxt = next_in_hand(seats, t, seat, n)
+    return nxt != seat and seats[t, nxt, N_CARDS] == 1
 
 
 @njit(cache=True, inline="always")
@@ -149,32 +151,32 @@ def chop_value(rp, combo):
 
 
 @njit(cache=True, inline="always")
-def chain_value(b, t, rp):
+def chain_value(tab, seats, t, rp):
     """What the owner of the play on the table would pay if it were chopped now."""
-    combo = b.tab[t, TABLE_COMBO]
+    combo = tab[t, TABLE_COMBO]
     if combo == NO_PLAY or not (COMBO_TWOS_CHOPPED[combo] or COMBO_IS_QUAD[combo]):
         return 0
-    return chop_value(rp, combo) + b.seats[t, b.tab[t, TABLE_OWNER], CHAIN]
+    return chop_value(rp, combo) + seats[t, tab[t, TABLE_OWNER], CHAIN]
 
 
-@njit(cache=True)
-def legal_mask_into(b, t, rp, answers, out):
+@njit(cache=True, inline="always")
+def legal_mask_into(tab, seats, t, rp, answers, out):
     """Write the legal moves of the seat to act into ``out`` (``bool[N_COMBOS]``)."""
     out[:] = False
-    phase = b.tab[t, PHASE]
+    phase = tab[t, PHASE]
     if phase == PHASE_SAM:
         out[DECLARE_SAM] = True
         out[DECLARE_SAM + 1] = True
         return
     if phase != PHASE_PLAY:
         return
-    seat = b.tab[t, TO_ACT]
-    unary = b.seats[t, seat, UNARY]
-    row = b.tab[t, TABLE_COMBO] + 1
+    seat = tab[t, TO_ACT]
+    unary = seats[t, seat, UNARY]
+    row = tab[t, TABLE_COMBO] + 1
     for c in range(out.shape[0]):
         req = COMBO_REQ[c]
         out[c] = answers[row, c] & ((req & unary) == req)
-    if rp[RP_BAO1_FORCED] and responsible(b, t, seat, rp[RP_N]):
+    if rp[RP_BAO1_FORCED] and responsible(tab, seats, t, seat, rp[RP_N]):
         top = highest_rank(unary)
         for c in range(out.shape[0]):
             if 0 <= COMBO_SINGLE_RANK[c] < top:
@@ -292,7 +294,7 @@ def finish(b, t, rp, seat, move, responsible_seat):
         if remaining == 1:
             settle(b, t, rp, last, NO_SEAT)
         else:
-            advance(b, t, n, seat)
+            advance(b.tab, b.seats, t, n, seat)
         return
     settle(b, t, rp, seat, responsible_seat)
 
@@ -300,34 +302,33 @@ def finish(b, t, rp, seat, move, responsible_seat):
 # ------------------------------------------------------------------ moves
 
 
-@njit(cache=True)
-def advance(b, t, n, seat):
+@njit(cache=True, inline="always")
+def advance(tab, seats, t, n, seat):
     """Pass the turn on; close the trick when the turn comes back round to its owner."""
-    owner = b.tab[t, TABLE_OWNER]
+    owner = tab[t, TABLE_OWNER]
     s = seat
     for _ in range(n):
         s = s + 1 if s + 1 < n else 0
         if s == owner:
-            leader = owner if not b.seats[t, owner, OUT] else next_in_hand(b, t, owner, n)
-            b.tab[t, TABLE_COMBO] = NO_PLAY
-            b.tab[t, TABLE_OWNER] = leader
+            leader = owner if not seats[t, owner, OUT] else next_in_hand(seats, t, owner, n)
+            tab[t, TABLE_COMBO] = NO_PLAY
+            tab[t, TABLE_OWNER] = leader
             for o in range(n):
-                b.seats[t, o, PASSED] = 0
-                b.seats[t, o, CHAIN] = 0
-            b.tab[t, TO_ACT] = leader
+                seats[t, o, PASSED] = 0
+                seats[t, o, CHAIN] = 0
+            tab[t, TO_ACT] = leader
             return
-        if not b.seats[t, s, OUT] and not b.seats[t, s, PASSED]:
-            b.tab[t, TO_ACT] = s
+        if not seats[t, s, OUT] and not seats[t, s, PASSED]:
+            tab[t, TO_ACT] = s
             return
 
 
-@njit(cache=True)
-def remove_cards(b, t, seat, move):
+@njit(cache=True, inline="always")
+def remove_cards(tab, seats, t, seat, move):
     """Take the combination's cards (the lowest suits of each rank) from the seat's hand."""
     req = COMBO_REQ[move]
-    sv = b.seats
-    hand, unary = sv[t, seat, HAND], sv[t, seat, UNARY]
-    played, played_unary = sv[t, seat, PLAYED], sv[t, seat, PLAYED_UNARY]
+    hand, unary = seats[t, seat, HAND], seats[t, seat, UNARY]
+    played, played_unary = seats[t, seat, PLAYED], seats[t, seat, PLAYED_UNARY]
     for r in range(13):
         shift = 4 * r
         k = NIBBLE_COUNT[(req >> shift) & 0xF]
@@ -341,15 +342,15 @@ def remove_cards(b, t, seat, move):
         p = NIBBLE_COUNT[(played >> shift) & 0xF]
         played_unary = (played_unary & ~(0xF << shift)) | (UNARY_OF_COUNT[p + k] << shift)
         played |= taken
-    sv[t, seat, HAND], sv[t, seat, UNARY] = hand, unary
-    sv[t, seat, PLAYED], sv[t, seat, PLAYED_UNARY] = played, played_unary
-    b.tab[t, ALL_PLAYED] |= played
+    seats[t, seat, HAND], seats[t, seat, UNARY] = hand, unary
+    seats[t, seat, PLAYED], seats[t, seat, PLAYED_UNARY] = played, played_unary
+    tab[t, ALL_PLAYED] |= played
     size = COMBO_SIZE[move]
-    sv[t, seat, N_CARDS] -= size
-    sv[t, seat, N_PLAYED] += size
+    seats[t, seat, N_CARDS] -= size
+    seats[t, seat, N_PLAYED] += size
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play(b, t, rp, seat, move):
     n = rp[RP_N]
     pending_undersized = b.tab[t, UNDERSIZED_BY]
@@ -359,10 +360,10 @@ def play(b, t, rp, seat, move):
         rank >= 0
         and not rp[RP_BAO1_FORCED]
         and rank < highest_rank(b.seats[t, seat, UNARY])
-        and responsible(b, t, seat, n)
+        and responsible(b.tab, b.seats, t, seat, n)
     ):
         b.tab[t, UNDERSIZED_BY] = seat
-    remove_cards(b, t, seat, move)
+    remove_cards(b.tab, b.seats, t, seat, move)
     table, owner, declarer = b.tab[t, TABLE_COMBO], b.tab[t, TABLE_OWNER], b.tab[t, SAM_DECLARER]
     if declarer != NO_SEAT and seat != declarer:
         transfer(b, t, declarer, seat, rp[RP_SAM_UNIT] * (n - 1), R_SAM_BLOCKED)
@@ -376,14 +377,14 @@ def play(b, t, rp, seat, move):
     b.tab[t, TABLE_OWNER] = seat
     if b.seats[t, seat, N_CARDS] == 0:
         resp = NO_SEAT
-        if pending_undersized != NO_SEAT and seat == next_in_hand(b, t, pending_undersized, n):
+        if pending_undersized != NO_SEAT and seat == next_in_hand(b.seats, t, pending_undersized, n):
             resp = pending_undersized
         finish(b, t, rp, seat, move, resp)
     else:
-        advance(b, t, n, seat)
+        advance(b.tab, b.seats, t, n, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_table(b, t, rp, move):
     """Make ``move`` (already checked legal) for the seat to act at table ``t``."""
     seat = b.tab[t, TO_ACT]
@@ -391,23 +392,23 @@ def step_table(b, t, rp, move):
     if b.tab[t, PHASE] == PHASE_SAM:
         if move == DECLARE_SAM:
             b.tab[t, SAM_DECLARER] = seat
-            start_play(b, t, seat)
+            start_play(b.tab, t, seat)
             return
         b.tab[t, SAM_ASKED] += 1
         if b.tab[t, SAM_ASKED] == n:
-            start_play(b, t, b.tab[t, LEADER])
+            start_play(b.tab, t, b.tab[t, LEADER])
         else:
             b.tab[t, TO_ACT] = seat + 1 if seat + 1 < n else 0
     elif move == PASS:
         b.tab[t, UNDERSIZED_BY] = NO_SEAT
         b.seats[t, seat, PASSED] = 1
-        advance(b, t, n, seat)
+        advance(b.tab, b.seats, t, n, seat)
     else:
         play(b, t, rp, seat, move)
 
 
-@njit(cache=True)
-def start_play(b, t, leader):
-    b.tab[t, PHASE] = PHASE_PLAY
-    b.tab[t, TABLE_OWNER] = leader
-    b.tab[t, TO_ACT] = leader
+@njit(cache=True, inline="always")
+def start_play(tab, t, leader):
+    tab[t, PHASE] = PHASE_PLAY
+    tab[t, TABLE_OWNER] = leader
+    tab[t, TO_ACT] = leader
