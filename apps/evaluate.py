@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.registry import available
-from apps.options import BotDoesNotFit, add_rules_arguments, check_bots, opponent_lineup, rules_from_args
+from apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
 from evaluation.ratings import rate
 from evaluation.report import markdown_table, plot, text_table, write_csv, write_json
 from evaluation.seating import adjacent_flows
@@ -130,7 +130,7 @@ def plan_matches(args: argparse.Namespace, rules: RuleConfig) -> list[Match]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
+    with refusals_reported(parser):
         if args.deals < 1:
             raise ValueError(f"--deals must be at least 1, got {args.deals}")
         if args.workers < 1:
@@ -141,10 +141,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError("--ray needs Ray: pip install -e '.[rllib]'")
         rules = rules_from_args(args)
         matches = plan_matches(args, rules)
-    except BotDoesNotFit as err:  # one line, no usage: the options were well formed
-        parser.exit(2, f"{parser.prog}: error: {err}\n")
-    except ValueError as err:
-        parser.error(str(err))
     start = time.perf_counter()
     progress = not args.no_progress
     results = run_matches(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from agents.registry import available, can_play, load_bot
@@ -49,6 +50,18 @@ def load_rules_file(path: Path) -> dict[str, object]:
 class BotDoesNotFit(ValueError):
     """A requested bot cannot sit at the table; the message is one line naming the bot, the table and
     the bots that would fit."""
+
+
+@contextmanager
+def refusals_reported(parser: argparse.ArgumentParser) -> Iterator[None]:
+    """Turn a refusal of the options into the parser's exit: a bot that does not fit in one line with
+    no usage (the options were well formed), any other ``ValueError`` as a usage error."""
+    try:
+        yield
+    except BotDoesNotFit as err:
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
+    except ValueError as err:
+        parser.error(str(err))
 
 
 def describe_table(rules: RuleConfig) -> str:

@@ -16,7 +16,7 @@ from typing import TextIO
 import sam_env
 from agents.human import HumanPlayer, QuitGame
 from agents.registry import available, load_bot
-from apps.options import BotDoesNotFit, add_rules_arguments, check_bots, opponent_lineup, rules_from_args
+from apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig
 from sam_env.core.render import render_hand
@@ -60,13 +60,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     out = stdout if stdout is not None else sys.stdout
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
+    with refusals_reported(parser):
         rules = rules_from_args(args)
         lineup = _lineup(args, rules)
-    except BotDoesNotFit as err:  # one line, no usage: the options were well formed
-        parser.exit(2, f"{parser.prog}: error: {err}\n")
-    except ValueError as err:
-        parser.error(str(err))
     n, me = rules.n_players, args.seat
     human = HumanPlayer(stdin=stdin, stdout=out)
     players: list[Bot] = [human] * n
