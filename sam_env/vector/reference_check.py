@@ -117,7 +117,7 @@ class ShadowTables:
                     self._replay_instant_win(t, hand)
                 self._start_current(t)
             else:
-                self._check(not raw.hand.over, t, "hand over", False, raw.hand.result)
+                self._check(not raw.over, t, "hand over", False, raw.result)
             self._check(np.array_equal(batch.rewards[t], expected), t, "rewards", batch.rewards[t], expected)
         self.compare(batch)
         return batch
@@ -137,11 +137,11 @@ class ShadowTables:
         """The acting seat, mask and observation of every table; every ``full_every`` steps all of it."""
         venv, n = self.venv, self.venv.n_players
         raws = [env.unwrapped for env in self.envs]
-        seats = np.array([raw.hand.to_act for raw in raws])
+        seats = np.array([raw.seat_to_act for raw in raws])
         self._check_all(batch.current_seat, seats, "current seat")
-        obs = np.stack([raw.encoder.observe(raw.hand, s) for raw, s in zip(raws, seats.tolist(), strict=True)])
+        obs = np.stack([raw.observation_of(s) for raw, s in zip(raws, seats.tolist(), strict=True)])
         self._check_all(batch.observation, obs, "observation of the acting seat")
-        masks = np.stack([raw.hand.legal_mask() for raw in raws])
+        masks = np.stack([raw.legal_mask() for raw in raws])
         self._check_all(batch.action_mask, masks, "action mask")
         if self.steps % self.full_every:
             return
@@ -154,13 +154,14 @@ class ShadowTables:
             self._check_all(venv.observe(s), want, f"observation of seat {s}")
         self._check_all(venv.state(), np.stack([env.state() for env in self.envs]), "state")
         for t, raw in enumerate(raws):
-            got, want = venv.ledger(t), list(raw.hand.ledger)
+            got, want = venv.ledger(t), raw.ledger
             self._check(got == want, t, "ledger so far", got, want)
 
     def _check_result(self, t: int, hand: FinishedHand) -> None:
-        ref = self.envs[t].unwrapped.hand
-        self._check(ref.over, t, "hand over", True, False)
-        self._check(hand.result == ref.result, t, "result", hand.result, ref.result)
+        raw = self.envs[t].unwrapped
+        self._check(raw.over, t, "hand over", True, False)
+        self._check(hand.result == raw.result, t, "result", hand.result, raw.result)
+        ref = raw.hand  # the deal and the leader: no public accessor on the env
         self._check(hand.deal == ref.dealt, t, "deal", hand.deal, ref.dealt)
         self._check(hand.leader == ref.leader, t, "leader", hand.leader, ref.leader)
         self.hands += 1
@@ -173,9 +174,10 @@ class ShadowTables:
     def _start_current(self, t: int) -> None:
         venv = self.venv
         self._start_hand(t, tuple(venv.dealt()[t].tolist()), int(venv.leaders()[t]))
-        ref = self.envs[t].unwrapped.hand
-        self._check(not ref.over, t, "the new hand is playable", True, ref.result)
-        self._check(ref.leader == venv.leaders()[t], t, "leader of the new hand", venv.leaders()[t], ref.leader)
+        raw = self.envs[t].unwrapped
+        self._check(not raw.over, t, "the new hand is playable", True, raw.result)
+        leader = raw.hand.leader
+        self._check(leader == venv.leaders()[t], t, "leader of the new hand", venv.leaders()[t], leader)
 
     def _start_hand(self, t: int, deal: tuple[int, ...], leader: int) -> None:
         options: dict[str, object] = {"hands": list(deal)}
