@@ -123,3 +123,62 @@ def test_maskable_ppo_learns_a_few_hundred_steps_on_the_sb3_adapter() -> None:
     assert model.num_timesteps >= 512
     actions, _ = model.predict(env.reset(), action_masks=env.action_masks())
     assert env.action_masks()[np.arange(16), actions].all()
+
+
+class RecordingOpponent(RandomLegalPolicy):
+    """Random legal play that logs each move under the table it was made at (for a replay)."""
+
+    def __init__(self, moves: list[list[tuple[bool, int]]]) -> None:
+        super().__init__(seed=2)
+        self.moves = moves
+        self.tables: LearnerTables | None = None
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        actions = super().__call__(observations, action_masks)
+        assert self.tables is not None
+        waiting = np.flatnonzero(self.tables.venv.batch.current_seat != self.tables.learner_seats)
+        for t, a in zip(waiting.tolist(), actions.tolist(), strict=True):
+            self.moves[t].append((False, a))
+        return actions
+
+
+def test_the_learners_rewards_equal_the_reference_envs_for_the_same_deals_and_moves() -> None:
+    """Each learner step's reward is the money ``sam_env.env()`` credits the learner's seat from its
+    move until its next decision, replaying every table's deals and moves (chops, Sâm, settlements)."""
+    import sam_env
+
+    rules = RuleConfig(n_players=3, instant_wins=frozenset(), chop_per_two=2, chop_per_quad=3)
+    n_tables, n_steps = 6, 80
+    moves: list[list[tuple[bool, int]]] = [[] for _ in range(n_tables)]
+    opponent = RecordingOpponent(moves)
+    env = GymVectorEnv(n_tables, rules, opponent=opponent, seed=4)
+    opponent.tables = env.tables
+    rng = np.random.default_rng(5)
+    env.reset(seed=4)
+    hands: list[list] = [list(env.tables.last_hands.get(t, [])) for t in range(n_tables)]
+    rewards = [[float(r)] for r in env.tables.reset_rewards]  # bucket 0: before the first decision
+    for _ in range(n_steps):
+        actions = random_actions(rng, env.action_masks())
+        for t in range(n_tables):
+            moves[t].append((True, int(actions[t])))
+        _, step_rewards, _, _, _ = env.step(actions)
+        for t in range(n_tables):
+            rewards[t].append(float(step_rewards[t]))
+            hands[t].extend(env.tables.last_hands.get(t, []))
+    venv = env.tables.venv
+    for t in range(n_tables):
+        learner = f"player_{env.tables.learner_seats[t]}"
+        deals = [(h.deal, h.leader) for h in hands[t]] + [(tuple(venv.dealt()[t].tolist()), int(venv.leaders()[t]))]
+        ref = sam_env.env(rules=rules)
+        replayed, hand_no = [0.0], 0
+        ref.reset(seed=0, options={"hands": list(deals[0][0]), "leader": deals[0][1]})
+        for by_learner, action in moves[t]:
+            if by_learner:
+                replayed.append(0.0)
+            ref.step(action)
+            replayed[-1] += ref.unwrapped.rewards[learner]
+            if ref.unwrapped.over:
+                hand_no += 1
+                ref.reset(seed=0, options={"hands": list(deals[hand_no][0]), "leader": deals[hand_no][1]})
+        assert hand_no == len(hands[t]) and hand_no > 0
+        assert replayed == rewards[t], f"table {t}"
