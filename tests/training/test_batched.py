@@ -4,14 +4,13 @@ trajectory, its network is SB3's, and ``train.py`` runs it end to end (smoke, re
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from policy_files import ROOT, write_checkpoint
+from train_script import run_train
 
 from agents.ppo.bot import PPOBot
 from agents.ppo.checkpoint import load_policy
@@ -129,17 +128,10 @@ def test_a_rollout_and_an_update_on_cuda() -> None:
     assert trainer.num_timesteps >= 500 and next(trainer.net.parameters()).is_cuda
 
 
-def _train(run_dir: Path, *args: str) -> str:
-    command = [sys.executable, str(ROOT / "train.py"), *args, "--set", f"run_dir={run_dir}"]
-    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=180)
-    assert out.returncode == 0, out.stderr
-    return out.stdout
-
-
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     runs = tmp_path_factory.mktemp("batched_runs")
-    stdout = _train(runs, "--config", "configs/batched_smoke.yaml")
+    stdout = run_train(runs, "--config", "configs/batched_smoke.yaml")
     [run] = list(runs.iterdir())
     return run, stdout
 
@@ -169,7 +161,7 @@ def test_resume_restores_the_learner_pool_and_step_count(smoke: tuple[Path, str]
     [checkpoint] = list((run / "checkpoints").iterdir())
     saved = json.loads((checkpoint / "trainer.json").read_text())
     start = saved["num_timesteps"]
-    stdout = _train(tmp_path, "--resume", str(checkpoint), "--set", f"total_timesteps={start + 1500}")
+    stdout = run_train(tmp_path, "--resume", str(checkpoint), "--set", f"total_timesteps={start + 1500}")
     assert f"resuming {run.name} at step {start:,} with {len(saved['pool_steps'])} snapshots" in stdout
     resumed = json.loads((run / "final" / "trainer.json").read_text())
     assert resumed["num_timesteps"] >= start + 1500

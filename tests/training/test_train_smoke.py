@@ -11,24 +11,18 @@ from pathlib import Path
 
 import pytest
 from policy_files import ROOT
+from train_script import run_train
 
 from agents.ppo.checkpoint import load_policy
 from agents.registry import load_bot
 from sam_env import ENCODING_VERSION
 
 
-def _train(run_dir: Path, *args: str) -> str:
-    command = [sys.executable, str(ROOT / "train.py"), *args, "--set", f"run_dir={run_dir}"]
-    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert out.returncode == 0, out.stderr
-    return out.stdout
-
-
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """One run of configs/smoke.yaml (256 steps): its folder and what it printed."""
     runs = tmp_path_factory.mktemp("runs")
-    stdout = _train(runs, "--config", "configs/smoke.yaml")
+    stdout = run_train(runs, "--config", "configs/smoke.yaml")
     [run] = list(runs.iterdir())
     return run, stdout
 
@@ -58,7 +52,7 @@ def test_resume_continues_the_step_count_and_the_schedules(smoke: tuple[Path, st
     run, _ = smoke
     checkpoint = run / "checkpoints" / "step_000000128"
     resume = ["--resume", str(checkpoint), "--set", "total_timesteps=384", "--set", "final_eval_deals=0"]
-    stdout = _train(tmp_path, *resume)
+    stdout = run_train(tmp_path, *resume)
     assert "resuming smoke__s7__" in stdout and "at step 128 with 2 snapshots" in stdout
     assert "step       256: vs heuristic" in stdout  # evaluations stay on the run's step schedule
     trainer = json.loads((run / "final" / "trainer.json").read_text())
@@ -70,7 +64,7 @@ def test_resume_continues_the_step_count_and_the_schedules(smoke: tuple[Path, st
 
 def test_the_same_seed_trains_the_same_weights(smoke: tuple[Path, str], tmp_path: Path) -> None:
     run, _ = smoke
-    _train(tmp_path, "--config", "configs/smoke.yaml", "--set", "total_timesteps=128", "--set", "final_eval_deals=0")
+    run_train(tmp_path, "--config", "configs/smoke.yaml", "--set", "total_timesteps=128", "--set", "final_eval_deals=0")
     [again] = list(tmp_path.iterdir())
     first = json.loads((run / "checkpoints" / "step_000000128" / "policy.json").read_text())
     second = json.loads((again / "final" / "policy.json").read_text())
@@ -139,7 +133,7 @@ def test_the_progress_bar_ends_at_its_total(tmp_path: Path) -> None:
 
 def test_eval_every_zero_never_evaluates(tmp_path: Path) -> None:
     """``eval_every: 0`` means no evaluation during the run, not even the one a fresh run makes at step 0."""
-    stdout = _train(
+    stdout = run_train(
         tmp_path,
         "--config",
         "configs/smoke.yaml",
