@@ -17,8 +17,9 @@ import sam_env
 from agents.human import HumanPlayer, QuitGame
 from agents.registry import available, load_bot
 from apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
+from evaluation.tournament import play_out
 from sam_env.bot import Bot
-from sam_env.core import RuleConfig
+from sam_env.core import RuleConfig, SeatView
 from sam_env.core.render import render_hand
 
 
@@ -72,6 +73,17 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         players[(me + j) % n], names[(me + j) % n] = load_bot(name, seed, rules), name
     env = sam_env.env(rules=rules)
     raw = env.unwrapped
+
+    def choose(seat: int, observation: dict, view: SeatView) -> int:
+        """The seat's player decides; the table is shown before the human's turn, a bot's move after it."""
+        player = players[seat]
+        if player is human:
+            out.write(render_hand(raw.hand, viewer=me, symbols=args.symbols) + "\n")
+        action = player.act(observation, view)
+        if player is not human:
+            out.write(f"seat {seat} ({names[seat]}): {sam_env.action_name(action)}\n")
+        return action
+
     total = 0
     try:
         for number in range(1, args.hands + 1):
@@ -80,20 +92,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
             else:
                 env.reset()
             out.write(f"\n=== hand {number} of {args.hands}: you are seat {me} ===\n")
-            for agent_id in env.agent_iter():
-                observation, _, terminated, truncated, _ = env.last()
-                if terminated or truncated:
-                    env.step(None)
-                    continue
-                seat = raw.seat_of(agent_id)
-                player = players[seat]
-                if player is human:
-                    out.write(render_hand(raw.hand, viewer=me, symbols=args.symbols) + "\n")
-                action = player.act(observation, raw.seat_view(agent_id))
-                if player is not human:
-                    out.write(f"seat {seat} ({names[seat]}): {sam_env.action_name(action)}\n")
-                env.step(action)
-            total += raw.result.net[me]
+            total += play_out(env, choose).net[me]
             out.write(render_hand(raw.hand, viewer=None, symbols=args.symbols) + "\n")
             out.write(f"you: {raw.result.net[me]:+d}X this hand, {total:+d}X in total\n")
     except QuitGame:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
@@ -39,7 +39,7 @@ from tqdm import tqdm
 import sam_env
 from agents.registry import BotSpec, label_of, load_bot
 from sam_env.bot import Bot
-from sam_env.core import HandResult, RuleConfig
+from sam_env.core import HandResult, RuleConfig, SeatView
 
 from .deals import Deal, make_deal
 from .stats import METRICS, Summary, hand_metrics, summarize
@@ -115,17 +115,30 @@ def hand_seed(seed: int, deal: int, seating: int, slot: int) -> int:
     return int(np.random.SeedSequence([seed, deal, seating, slot]).generate_state(1)[0])
 
 
-def play_hand(env: AECEnv, agents_by_seat: Sequence[Bot], deal: Deal) -> HandResult:
-    """Play one hand of ``deal`` with ``agents_by_seat[seat]`` in each seat; return its result."""
-    env.reset(options={"hands": list(deal.hands), "leader": deal.leader})
+Chooser = Callable[[int, dict, SeatView], int]
+"""Picks the action of one decision from the deciding seat, its observation dict and its ``seat_view``."""
+
+
+def play_out(env: AECEnv, choose: Chooser) -> HandResult:
+    """Play the hand ``env`` was reset to through to its end, asking ``choose`` at every decision
+    and stepping the finished seats' dead steps itself; return the hand's result.
+
+    The one AEC loop of the project's players: tournaments, the play app and the bot tests differ
+    only in how they choose (and what they record or print on the way)."""
     raw = env.unwrapped
     for agent_id in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
             env.step(None)
             continue
-        env.step(agents_by_seat[raw.seat_of(agent_id)].act(observation, raw.seat_view(agent_id)))
+        env.step(choose(raw.seat_of(agent_id), observation, raw.seat_view(agent_id)))
     return raw.result
+
+
+def play_hand(env: AECEnv, agents_by_seat: Sequence[Bot], deal: Deal) -> HandResult:
+    """Play one hand of ``deal`` with ``agents_by_seat[seat]`` in each seat; return its result."""
+    env.reset(options={"hands": list(deal.hands), "leader": deal.leader})
+    return play_out(env, lambda seat, observation, view: agents_by_seat[seat].act(observation, view))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ import pytest
 
 import sam_env
 from agents.registry import available, can_play, load_bot
-from sam_env.core import COMBOS, Kind, RuleConfig
+from evaluation.tournament import play_out
+from sam_env.bot import Bot
+from sam_env.core import COMBOS, Kind, RuleConfig, SeatView
 from sam_env.core.rules import INSTANT_WIN_TYPES
 
 RULE_CASES = [
@@ -32,29 +34,27 @@ def _case_id(rules: RuleConfig) -> str:
 def test_every_bot_only_plays_legal_actions(rules: RuleConfig) -> None:
     names = [name for name in available() if can_play(name, rules)]
     env = sam_env.env(rules=rules)
-    raw = env.unwrapped
     rng = np.random.default_rng(0)
     decisions = responsible_singles = 0
+    lineup: list[Bot] = []
+
+    def checked(seat: int, observation: dict, view: SeatView) -> int:
+        nonlocal decisions, responsible_singles
+        bot = lineup[seat]
+        action = bot.act(observation, view)
+        assert observation["action_mask"][action] == 1, f"{bot.name} chose illegal {COMBOS[action].name}"
+        assert action in view.legal
+        decisions += 1
+        if bot.name == "heuristic" and view.responsible and COMBOS[action].kind == Kind.SINGLE:
+            responsible_singles += 1
+            top = max(r for r, c in enumerate(view.counts) if c)
+            assert COMBOS[action].key == top, "báo 1: a responsible heuristic plays its highest single"
+        return action
+
     for hand_number in range(HANDS_PER_CASE):
         env.reset(seed=hand_number)
         picks = rng.integers(len(names), size=rules.n_players)
-        lineup = [load_bot(names[int(i)], seed=hand_number, rules=rules) for i in picks]
-        for agent_id in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            view = raw.seat_view(agent_id)
-            bot = lineup[raw.seat_of(agent_id)]
-            action = bot.act(observation, view)
-            assert observation["action_mask"][action] == 1, f"{bot.name} chose illegal {COMBOS[action].name}"
-            assert action in view.legal
-            decisions += 1
-            if bot.name == "heuristic" and view.responsible and COMBOS[action].kind == Kind.SINGLE:
-                responsible_singles += 1
-                top = max(r for r, c in enumerate(view.counts) if c)
-                assert COMBOS[action].key == top, "báo 1: a responsible heuristic plays its highest single"
-            env.step(action)
-        assert raw.result is not None
+        lineup[:] = [load_bot(names[int(i)], seed=hand_number, rules=rules) for i in picks]
+        assert play_out(env, checked) is not None
     assert decisions > HANDS_PER_CASE
     assert responsible_singles > 0, "the báo-1 check above was never exercised"

@@ -23,6 +23,8 @@ from typing import Any
 
 import sam_env
 from agents.registry import load_bot
+from evaluation.tournament import play_out
+from sam_env.core import SeatView
 
 DATA = Path(__file__).resolve().parent / "data" / "ppo_decisions.json"
 LINEUP = ("ppo_v1", "random", "ppo_v1", "heuristic")
@@ -33,27 +35,24 @@ MIN_DECISIONS = 1000
 def play_recorded_table() -> dict[str, Any]:
     """Hands of one seeded table until the shipped bot has made at least ``MIN_DECISIONS`` decisions."""
     env = sam_env.env()
-    raw = env.unwrapped
     bots = [load_bot(name, seed=SEED + seat) for seat, name in enumerate(LINEUP)]
     decisions: list[list[int]] = []
     digest = hashlib.sha256()
     hands = 0
+
+    def recorded(seat: int, observation: dict, view: SeatView) -> int:
+        action = bots[seat].act(observation, view)
+        if LINEUP[seat] == "ppo_v1":
+            decisions.append([seat, action])
+            digest.update(observation["observation"].tobytes())
+        return action
+
     env.reset(seed=SEED)
     while len(decisions) < MIN_DECISIONS:
         if hands:
             env.reset()
         hands += 1
-        for agent_id in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            seat = raw.seat_of(agent_id)
-            action = bots[seat].act(observation, raw.seat_view(agent_id))
-            if LINEUP[seat] == "ppo_v1":
-                decisions.append([seat, action])
-                digest.update(observation["observation"].tobytes())
-            env.step(action)
+        play_out(env, recorded)
     return {
         "lineup": list(LINEUP),
         "seed": SEED,
