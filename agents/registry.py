@@ -19,7 +19,7 @@ from sam_env.core import RuleConfig
 from .greedy_bot import GreedyBot
 from .heuristic_bot import HeuristicBot
 from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
-from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, is_checkpoint_path
+from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, check_table, is_checkpoint_path
 from .random_bot import RandomBot
 
 BotFactory = Callable[[int | None], Bot]
@@ -86,11 +86,7 @@ def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = 
     """
     n_players = None if rules is None else rules.n_players
     if isinstance(spec, PolicyCheckpoint):
-        if n_players is not None and spec.rules.n_players != n_players:
-            raise CheckpointError(
-                f"{spec.source}: the policy was trained for {spec.rules.n_players} players, but this table has "
-                f"{n_players}; its observation layout does not fit (train one for this seat count)"
-            )
+        check_table(spec.source, spec.rules.n_players, n_players)
         return PPOBot(spec, seed=seed, name=label_of(spec))
     if isinstance(spec, os.PathLike):
         return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=os.fspath(spec))

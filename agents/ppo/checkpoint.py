@@ -189,6 +189,16 @@ def save_policy(path: str | Path, tensors: Mapping[str, np.ndarray], metadata: M
     return json_path
 
 
+def check_table(source: str, seats: object, n_players: int | None) -> None:
+    """Refuse a policy trained for ``seats`` players at a table of ``n_players`` (``None``: any table),
+    with a :class:`CheckpointError` naming ``source``: its observation layout depends on the seat count."""
+    if n_players is not None and seats != n_players:
+        raise CheckpointError(
+            f"{source}: the policy was trained for {seats} players, but this table has {n_players}; "
+            "its observation layout does not fit (train one for this seat count)"
+        )
+
+
 def load_policy(path: str | Path, n_players: int | None = None) -> PolicyCheckpoint:
     """Load and check a checkpoint; ``n_players``: the table it must fit (refused otherwise).
 
@@ -197,12 +207,7 @@ def load_policy(path: str | Path, n_players: int | None = None) -> PolicyCheckpo
     json_path, weights_path = checkpoint_files(path)
     metadata = read_metadata(json_path)
     _check_metadata(metadata, str(json_path))
-    seats = metadata["rules"].get("n_players")
-    if n_players is not None and seats != n_players:
-        raise CheckpointError(
-            f"{json_path}: the policy was trained for {seats} players, but this table has {n_players}; "
-            "its observation layout does not fit (train one for this seat count)"
-        )
+    check_table(str(json_path), metadata["rules"].get("n_players"), n_players)
     if not weights_path.is_file():
         raise CheckpointError(f"{json_path}: the weights file {weights_path} is missing")
     record = metadata.get("weights")
