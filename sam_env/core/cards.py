@@ -111,7 +111,9 @@ def mask_of(cards: Iterable[int | str]) -> int:
     mask = 0
     for c in cards:
         cid = parse_card(c) if isinstance(c, str) else c
-        if not isinstance(cid, int) or not 0 <= cid < DECK_SIZE:
+        if isinstance(cid, bool) or not isinstance(cid, int):  # True would silently be card 1
+            raise CardError(f"a card must be a string like '10H' or an int id in 0..{DECK_SIZE - 1}, got {c!r}")
+        if not 0 <= cid < DECK_SIZE:
             raise CardError(f"card id {c!r} is out of range; expected an int in 0..{DECK_SIZE - 1}")
         bit = 1 << cid
         if mask & bit:

@@ -112,3 +112,7 @@ def test_mask_of_rejects_duplicates_and_out_of_range() -> None:
         mask_of([52])
     with pytest.raises(CardError, match="out of range"):
         mask_of([-1])
+    with pytest.raises(CardError, match=r"a card must be a string like '10H' or an int id in 0\.\.51, got True"):
+        mask_of([True])
+    with pytest.raises(CardError, match=r"got 1\.0"):
+        mask_of([1.0])
