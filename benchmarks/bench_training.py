@@ -83,13 +83,19 @@ def bench_sb3(config: TrainConfig, steps: int) -> dict[str, object]:
         **{k: getattr(config, k) for k in hyper},
     )
     vec_env.env_method("add_snapshot", snapshot_of(model, config, 0))
-    model.learn(config.n_steps * config.n_envs)  # warm-up: one rollout and update
+    result = _timed_learn(model, config.n_steps * config.n_envs, steps)
+    vec_env.close()
+    return result
+
+
+def _timed_learn(model: MaskablePPO, warm_up: int, steps: int) -> dict[str, object]:
+    """``model.learn`` for ``steps`` learner steps after ``warm_up`` untimed ones (one rollout and update)."""
+    model.learn(warm_up)
     clock = _Clock()
     wall, cpu = time.perf_counter(), time.process_time()
     model.learn(steps, callback=clock, reset_num_timesteps=False)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    done = model.num_timesteps - config.n_steps * config.n_envs
-    vec_env.close()
+    done = model.num_timesteps - warm_up
     return {"learner_steps": done, "decisions": None, "wall": wall, "cpu": cpu, "split": clock.seconds}
 
 
@@ -125,13 +131,7 @@ def bench_sb3_vector(config: TrainConfig, steps: int) -> dict[str, object]:
         return actions.numpy()
 
     env.tables.opponent = opponent
-    model.learn(config.n_steps * config.num_tables)  # warm-up: one rollout and update
-    clock = _Clock()
-    wall, cpu = time.perf_counter(), time.process_time()
-    model.learn(steps, callback=clock, reset_num_timesteps=False)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    done = model.num_timesteps - config.n_steps * config.num_tables
-    return {"learner_steps": done, "decisions": None, "wall": wall, "cpu": cpu, "split": clock.seconds}
+    return _timed_learn(model, config.n_steps * config.num_tables, steps)
 
 
 def bench_batched(config: TrainConfig, rollouts: int) -> dict[str, object]:
