@@ -105,11 +105,6 @@ def balanced_orders(n_players: int) -> list[tuple[int, ...]]:
     return list(itertools.permutations(range(1, n_players)))
 
 
-def slot_seats(rotation: int, n_players: int) -> list[int]:
-    """Seat of each slot in a rotation of the given order: the candidate in seat ``rotation``, the others after it."""
-    return [(rotation + j) % n_players for j in range(n_players)]
-
-
 def hand_seed(seed: int, deal: int, seating: int, slot: int) -> int:
     """The seed an agent gets for one hand; independent of chunking and worker count."""
     return int(np.random.SeedSequence([seed, deal, seating, slot]).generate_state(1)[0])

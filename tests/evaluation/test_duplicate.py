@@ -11,7 +11,7 @@ import sam_env
 from agents.registry import make_agent
 from evaluation.deals import make_deal
 from evaluation.stats import NET
-from evaluation.tournament import Match, play_hand, run_matches, slot_seats
+from evaluation.tournament import Match, play_hand, run_matches
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig, SeatView
 
@@ -27,7 +27,8 @@ def test_deals_are_fixed_by_seed_and_index() -> None:
 
 
 def test_slots_rotate_through_every_seat_keeping_turn_order() -> None:
-    assert [slot_seats(k, 4) for k in range(4)] == [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
+    seatings = Match("greedy", ("greedy",) * 3).seatings.tolist()
+    assert seatings == [[0, 1, 2, 3], [1, 2, 3, 0], [2, 3, 0, 1], [3, 0, 1, 2]]
 
 
 class _Recorder(Bot):
@@ -64,7 +65,7 @@ def test_identical_deterministic_bots_give_every_rotation_the_same_money_by_seat
     net = result.metrics[:, :, :, NET]  # [deal, rotation, slot]
     by_seat = np.zeros_like(net)
     for k in range(4):
-        by_seat[:, k, slot_seats(k, 4)] = net[:, k, :]
+        by_seat[:, k, result.seatings[k]] = net[:, k, :]
     assert (by_seat == by_seat[:, :1, :]).all(), "same cards and same bot in a seat give the same money"
     for k in range(4):
         assert sorted(net[:, k].ravel().tolist()) == sorted(net[:, 0].ravel().tolist())
