@@ -8,6 +8,7 @@ end of the hand (never another seat's reward; cf. PettingZoo issue 1147).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -97,8 +98,12 @@ class SingleAgentEnv(gym.Env):
     ) -> None:
         if on_illegal not in ("raise", "penalty"):
             raise ValueError(f"on_illegal={on_illegal!r} is not allowed; expected 'raise' or 'penalty'")
-        if isinstance(illegal_penalty, bool) or not isinstance(illegal_penalty, (int, float)) or illegal_penalty < 0:
-            raise ValueError(f"illegal_penalty={illegal_penalty!r} must be a non-negative number")
+        if (
+            isinstance(illegal_penalty, bool)
+            or not isinstance(illegal_penalty, (int, float))
+            or not 0 <= illegal_penalty < math.inf  # NaN fails too: it would make every reward NaN
+        ):
+            raise ValueError(f"illegal_penalty={illegal_penalty!r} must be a finite non-negative number")
         self.on_illegal = on_illegal
         self.illegal_penalty = float(illegal_penalty)
         self.aec = raw_env(rules=rules, reward_scale=reward_scale, render_mode=render_mode)

@@ -288,6 +288,8 @@ def test_opponent_that_is_not_a_policy() -> None:
         ({"learner_seat": True}, "learner_seat"),
         ({"on_illegal": "ignore"}, "on_illegal='ignore' is not allowed"),
         ({"illegal_penalty": -1}, "illegal_penalty"),
+        ({"illegal_penalty": float("nan")}, "illegal_penalty=nan must be a finite non-negative number"),
+        ({"illegal_penalty": float("inf")}, "illegal_penalty=inf must be a finite"),
     ],
 )
 def test_bad_arguments(kwargs: dict, says: str) -> None:
