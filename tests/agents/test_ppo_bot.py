@@ -11,7 +11,9 @@ from policy_files import write_checkpoint
 import sam_env
 from agents.ppo.bot import PPOBot, pretrained_names
 from agents.registry import available, can_play, load_bot
+from evaluation.tournament import play_out
 from sam_env import RuleConfig, SingleAgentEnv
+from sam_env.core import SeatView
 
 
 def test_the_registry_lists_the_shipped_networks() -> None:
@@ -29,17 +31,15 @@ def _table_of(name: str) -> RuleConfig:
 def test_every_registered_bot_plays_hands_through_the_aec_env(name: str) -> None:
     bot = load_bot(name, seed=3)
     env = sam_env.env(rules=_table_of(name))
+
+    def legal_only(seat: int, observation: dict, view: SeatView) -> int:
+        action = bot.act(observation, view)
+        assert observation["action_mask"][action], f"{name} chose illegal action {action}"
+        return action
+
     for hand in range(3):
         env.reset(seed=hand) if hand == 0 else env.reset()
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            action = bot.act(observation, env.unwrapped.seat_view(agent))
-            assert observation["action_mask"][action], f"{name} chose illegal action {action}"
-            env.step(action)
-        assert sum(env.unwrapped.result.net) == 0
+        assert sum(play_out(env, legal_only).net) == 0
 
 
 @pytest.mark.parametrize("name", pretrained_names())
