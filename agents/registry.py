@@ -88,15 +88,15 @@ def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = 
     if isinstance(spec, PolicyCheckpoint):
         check_table(spec.source, spec.rules.n_players, n_players)
         return PPOBot(spec, seed=seed, name=label_of(spec))
-    if isinstance(spec, os.PathLike):
-        return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=os.fspath(spec))
-    if not isinstance(spec, str):
+    if not isinstance(spec, (str, os.PathLike)):
         raise TypeError(
             f"load_bot takes an agent name ({', '.join(available())}), a checkpoint path or a PolicyCheckpoint, "
             f"got {type(spec).__name__} {spec!r}"
         )
-    if spec not in FACTORIES and is_checkpoint_path(spec):
-        return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=spec)
+    # One rule for paths: a path object always names a checkpoint; a string does unless it is a
+    # registered name (which wins over a file of the same name).
+    if isinstance(spec, os.PathLike) or (spec not in FACTORIES and is_checkpoint_path(spec)):
+        return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=label_of(spec))
     if rules is not None and spec in pretrained_names():
         return PPOBot.pretrained(shipped_network_for(spec, rules), seed=seed, label=spec)
     return make_agent(spec, seed)
