@@ -48,10 +48,12 @@ def reset_tables(b, rp, fresh, explicit, has_explicit, leaders):
 
 @njit(cache=True)
 def first_illegal(mask, actions, active):
-    """Index of the first active table whose action its mask forbids, or -1: the whole batch is
-    checked before any table moves. ``mask`` is the engine's own copy of the masks it last wrote."""
+    """Index of the first active table whose action is no action index or is one its mask forbids,
+    or -1: the whole batch is checked in one pass before any table moves. ``mask`` is the engine's
+    own copy of the masks it last wrote."""
+    n_actions = mask.shape[1]
     for t in range(actions.shape[0]):
-        if active[t] and not mask[t, actions[t]]:
+        if active[t] and (actions[t] < 0 or actions[t] >= n_actions or not mask[t, actions[t]]):
             return t
     return -1
 

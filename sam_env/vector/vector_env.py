@@ -162,7 +162,7 @@ class VectorEnv:
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         moving = self._check_active(active)
-        acts = self._check_actions(actions, moving)
+        acts = self._check_actions(actions)
         bad = kernels.first_illegal(self._mask, acts, moving)
         if bad >= 0:
             self._reject(bad, int(acts[bad]))
@@ -265,24 +265,21 @@ class VectorEnv:
             raise ValueError(f"active must be a bool array of shape ({self.num_tables},), got {arr.dtype} {arr.shape}")
         return np.ascontiguousarray(arr)
 
-    def _check_actions(self, actions: np.ndarray | Sequence[int], active: np.ndarray) -> np.ndarray:
+    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
         arr = np.asarray(actions)
         if arr.dtype.kind not in "iu":
             raise TypeError(f"actions must be integers (action indices), got dtype {arr.dtype}")
         if arr.shape != (self.num_tables,):
             raise ValueError(f"actions must have shape ({self.num_tables},): one per table, got shape {arr.shape}")
-        out_of_range = np.flatnonzero(((arr < 0) | (arr >= N_COMBOS)) & active)
-        if out_of_range.size:
-            t = int(out_of_range[0])
-            seat = int(self._b.tab[t, TO_ACT])
-            raise IllegalMoveError(
-                f"table {t}: seat {seat}: action {int(arr[t])} is not an action index in 0..{N_COMBOS - 1}; "
-                f"legal moves: {self._legal_names(t)}; no table was changed"
-            )
         return np.ascontiguousarray(arr, dtype=np.int64)
 
     def _reject(self, t: int, action: int) -> None:
         seat = int(self._b.tab[t, TO_ACT])
+        if not 0 <= action < N_COMBOS:
+            raise IllegalMoveError(
+                f"table {t}: seat {seat}: action {action} is not an action index in 0..{N_COMBOS - 1}; "
+                f"legal moves: {self._legal_names(t)}; no table was changed"
+            )
         held = format_cards(int(self._b.seats[t, seat, HAND]))
         raise IllegalMoveError(
             f"table {t}: seat {seat} (holding {held}) may not play {COMBOS[action].name} now; "
