@@ -42,19 +42,38 @@ class SharedRunFields:
 
     :class:`TrainConfig` (SB3) and ``training.rllib``'s ``RLlibConfig`` are frozen dataclasses that
     declare these fields and call :meth:`check_shared_fields` from their ``__post_init__``: the
-    table's rules, the policy network (it is exported in one checkpoint format), the final
-    evaluation's opponents and the folder of run folders.
+    run's name and seeds, its length, the table's rules and reward scale, the policy network (it is
+    exported in one checkpoint format), the final evaluation, the folder of run folders and the bar.
     """
 
+    name: str
+    seed: int
+    eval_seed: int
+    total_timesteps: int
     rules: dict[str, Any]
+    reward_scale: float
+    torch_threads: int
     pi_layers: tuple[int, ...]
     vf_layers: tuple[int, ...]
     activation: str
+    final_eval_deals: int
     final_eval_opponents: tuple[str, ...]
     run_dir: str
+    progress_bar: bool
 
     def check_shared_fields(self) -> None:
         """Raise :class:`ConfigError` for a bad shared field; lists become tuples (the config is frozen)."""
+        name_ok = isinstance(self.name, str) and self.name.isidentifier()
+        require_field("name", self.name, name_ok, "a name like 'default' (letters, digits, _)")
+        for name in ("seed", "eval_seed", "final_eval_deals"):
+            value = getattr(self, name)
+            require_field(name, value, _is_int(value) and value >= 0, "an int >= 0")
+        for name in ("total_timesteps", "torch_threads"):
+            value = getattr(self, name)
+            require_field(name, value, _is_int(value) and value > 0, "an int > 0")
+        value = self.reward_scale
+        require_field("reward_scale", value, _is_number(value) and value > 0, "a number > 0")
+        require_field("progress_bar", self.progress_bar, isinstance(self.progress_bar, bool), "true or false")
         try:
             RuleConfig.from_dict(self.rules)
         except RuleConfigError as err:
@@ -226,26 +245,21 @@ class TrainConfig(SharedRunFields):
     progress_bar: bool = True
 
     def __post_init__(self) -> None:
-        require_field(
-            "name", self.name, isinstance(self.name, str) and self.name.isidentifier(), "a name like 'default'"
-        )
-        for name in ("seed", "eval_seed"):
-            value = getattr(self, name)
-            require_field(name, value, _is_int(value) and value >= 0, "an int >= 0")
+        self.check_shared_fields()
         require_field("trainer", self.trainer, self.trainer in TRAINERS, f"one of {list(TRAINERS)}")
         require_field("device", self.device, self.device in DEVICES, f"one of {list(DEVICES)}")
         share = self.learner_share
         require_field("learner_share", share, _is_number(share) and 0 <= share <= 1, "a number in [0, 1]")
-        positive_ints = ("total_timesteps", "n_envs", "num_tables", "torch_threads", "n_steps", "batch_size")
+        positive_ints = ("n_envs", "num_tables", "n_steps", "batch_size")
         positive_ints += ("n_epochs",)
         positive_ints += ("snapshot_every", "pool_size", "eval_deals")
         for name in positive_ints:
             value = getattr(self, name)
             require_field(name, value, _is_int(value) and value > 0, "an int > 0")
-        for name in ("eval_every", "checkpoint_every", "final_eval_deals"):
+        for name in ("eval_every", "checkpoint_every"):
             value = getattr(self, name)
             require_field(name, value, _is_int(value) and value >= 0, "an int >= 0 (0: never)")
-        for name in ("reward_scale", "learning_rate", "clip_range", "max_grad_norm"):
+        for name in ("learning_rate", "clip_range", "max_grad_norm"):
             value = getattr(self, name)
             require_field(name, value, _is_number(value) and value > 0, "a number > 0")
         for name in ("learning_rate_end", "target_kl"):
@@ -272,8 +286,12 @@ class TrainConfig(SharedRunFields):
         )
         allowed = f"with trainer: batched, weights for {list(BATCHED_OPPONENTS)} only"
         require_field("opponents", weights, batched_ok, allowed)
-        for name in ("snapshot_deterministic", "progress_bar"):
-            require_field(name, getattr(self, name), isinstance(getattr(self, name), bool), "true or false")
+        require_field(
+            "snapshot_deterministic",
+            self.snapshot_deterministic,
+            isinstance(self.snapshot_deterministic, bool),
+            "true or false",
+        )
         fixed = self.fixed_opponents
         ok = isinstance(fixed, (list, tuple)) and all(isinstance(o, str) and o for o in fixed)
         require_field("fixed_opponents", fixed, ok, "a list of network bots (shipped names or checkpoint paths)")
@@ -286,7 +304,6 @@ class TrainConfig(SharedRunFields):
         ok = ok and all(isinstance(o, str) and o in available() for o in opponents)
         require_field("eval_opponents", opponents, ok, f"a non-empty list drawn from {available()}")
         object.__setattr__(self, "eval_opponents", tuple(opponents))
-        self.check_shared_fields()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain YAML/JSON data (lists, not tuples) that :func:`config_from_dict` reads back."""

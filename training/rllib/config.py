@@ -97,10 +97,9 @@ class RLlibConfig(SharedRunFields):
 
     def __post_init__(self) -> None:
         require_field("backend", self.backend, self.backend == "rllib", "'rllib'")
-        require_field("name", self.name, isinstance(self.name, str) and self.name.isidentifier(), "a name like 'rllib'")
         checks = (
-            (("seed", "eval_seed", "num_env_runners", "final_eval_deals"), _is_int, 0, "an int >= 0"),
-            (("total_timesteps", "num_envs_per_env_runner", "num_cpus", "torch_threads"), _is_int, 1, "an int > 0"),
+            (("num_env_runners",), _is_int, 0, "an int >= 0"),
+            (("num_envs_per_env_runner", "num_cpus"), _is_int, 1, "an int > 0"),
             (("train_batch_size", "rollout_fragment_length"), _is_int, 1, "an int > 0"),
             (("minibatch_size", "num_epochs", "pool_size", "snapshot_every"), _is_int, 1, "an int > 0"),
         )
@@ -108,7 +107,7 @@ class RLlibConfig(SharedRunFields):
             for name in names:
                 value = getattr(self, name)
                 require_field(name, value, kind(value) and value >= least, allowed)
-        for name in ("reward_scale", "lr", "clip_param", "grad_clip"):
+        for name in ("lr", "clip_param", "grad_clip"):
             value = getattr(self, name)
             require_field(name, value, _is_number(value) and value > 0, "a number > 0")
         for name in ("entropy_coeff", "vf_loss_coeff"):
@@ -117,7 +116,6 @@ class RLlibConfig(SharedRunFields):
         for name in ("gamma", "lambda_"):
             value = getattr(self, name)
             require_field(name, value, _is_number(value) and 0 < value <= 1, "a number in (0, 1]")
-        require_field("progress_bar", self.progress_bar, isinstance(self.progress_bar, bool), "true or false")
         self.check_shared_fields()
 
 
