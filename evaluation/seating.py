@@ -29,8 +29,6 @@ def adjacent_flows(results: Sequence[MatchResult]) -> list[NeighbourFlow]:
     """Money between every ordered pair of different neighbouring bots, over ``results``; largest first."""
     totals: dict[tuple[str, str], list[int]] = {}
     for r in results:
-        if r.passed_on is None:
-            continue
         names = r.match.names
         for s, seats in enumerate(r.seatings):
             slot_at = {int(seat): slot for slot, seat in enumerate(seats)}

@@ -204,13 +204,13 @@ class MatchResult:
     """All hands of a match: ``metrics[deal, seating, slot, metric]`` (see :data:`~.stats.METRICS`).
 
     ``passed_on[deal, seating, slot]``: net money the slot's seat paid the seat after it (see
-    :func:`evaluation.seating.adjacent_flows`); ``None`` when not recorded.
+    :func:`evaluation.seating.adjacent_flows`).
     """
 
     match: Match
     metrics: np.ndarray
     leaders: np.ndarray
-    passed_on: np.ndarray | None = None
+    passed_on: np.ndarray
 
     @property
     def seatings(self) -> np.ndarray:

@@ -57,8 +57,12 @@ def test_hand_metrics_read_the_ledger() -> None:
 def test_ratings_rank_a_consistent_winner_first() -> None:
     metrics = np.zeros((20, 2, 2, len(METRICS)), dtype=np.int32)
     metrics[:, :, 0, NET], metrics[:, :, 1, NET] = 3, -3
-    results = [MatchResult(Match("strong", ("weak",)), metrics, np.zeros(20, dtype=np.int32))]
-    mirror = MatchResult(Match("weak", ("weak",)), np.zeros_like(metrics), np.zeros(20, dtype=np.int32))
+    results = [
+        MatchResult(Match("strong", ("weak",)), metrics, np.zeros(20, dtype=np.int32), np.zeros_like(metrics[..., NET]))
+    ]
+    mirror = MatchResult(
+        Match("weak", ("weak",)), np.zeros_like(metrics), np.zeros(20, dtype=np.int32), np.zeros_like(metrics[..., NET])
+    )
     rows = rate([*results, mirror])
     assert [r.agent for r in rows] == ["strong", "weak"]
     assert rows[0].mu > 25 > rows[1].mu
@@ -71,7 +75,13 @@ def test_ratings_sort_by_money_while_openskill_counts_places() -> None:
     steady = np.where(np.arange(50) % 10 == 9, -20, 1)
     metrics[:, :, 0, NET] = steady[:, None]
     metrics[:, :, 1, NET] = -steady[:, None]
-    rows = rate([MatchResult(Match("steady", ("bold",)), metrics, np.zeros(50, dtype=np.int32))])
+    rows = rate(
+        [
+            MatchResult(
+                Match("steady", ("bold",)), metrics, np.zeros(50, dtype=np.int32), np.zeros_like(metrics[..., NET])
+            )
+        ]
+    )
     assert [r.agent for r in rows] == ["bold", "steady"]  # bold takes 1.1 X per hand
     assert rows[0].x_per_hand == pytest.approx(1.1) and rows[1].x_per_hand == pytest.approx(-1.1)
     assert rows[1].ordinal > rows[0].ordinal  # on places alone, steady rates higher
