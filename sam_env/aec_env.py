@@ -89,7 +89,6 @@ terminated with its money already in `last()`'s reward, and each agent steps `No
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -102,6 +101,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from .core.fields import is_number
 from .core.game import Hand
 from .core.ledger import HandResult, Transfer
 from .core.render import render_hand
@@ -211,10 +211,8 @@ class raw_env(AECEnv):
             raise TypeError(f"rules must be a sam_env.RuleConfig, got {type(rules).__name__}: {rules!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode={render_mode!r} is not supported; expected None, 'ansi' or 'human'")
-        if isinstance(reward_scale, bool) or not isinstance(reward_scale, (int, float)) or not reward_scale > 0:
-            raise ValueError(f"reward_scale={reward_scale!r} must be a positive number")
-        if not math.isfinite(reward_scale):
-            raise ValueError(f"reward_scale={reward_scale!r} must be finite")
+        if not (is_number(reward_scale) and reward_scale > 0):
+            raise ValueError(f"reward_scale={reward_scale!r} must be a finite positive number")
         self.rules = rules
         self.render_mode = render_mode
         self.reward_scale = float(reward_scale)

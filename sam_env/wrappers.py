@@ -8,7 +8,6 @@ end of the hand (never another seat's reward; cf. PettingZoo issue 1147).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -19,6 +18,7 @@ from gymnasium import spaces
 from . import register_gymnasium_id
 from .aec_env import raw_env
 from .bot import Bot
+from .core.fields import is_number
 from .core.rules import RuleConfig
 
 OpponentArg = Bot | Sequence[Bot] | None
@@ -98,11 +98,7 @@ class SingleAgentEnv(gym.Env):
     ) -> None:
         if on_illegal not in ("raise", "penalty"):
             raise ValueError(f"on_illegal={on_illegal!r} is not allowed; expected 'raise' or 'penalty'")
-        if (
-            isinstance(illegal_penalty, bool)
-            or not isinstance(illegal_penalty, (int, float))
-            or not 0 <= illegal_penalty < math.inf  # NaN fails too: it would make every reward NaN
-        ):
+        if not (is_number(illegal_penalty) and illegal_penalty >= 0):
             raise ValueError(f"illegal_penalty={illegal_penalty!r} must be a finite non-negative number")
         self.on_illegal = on_illegal
         self.illegal_penalty = float(illegal_penalty)
