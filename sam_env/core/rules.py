@@ -73,7 +73,8 @@ class RuleConfig:
             if getattr(self, name) not in choices:
                 _fail(name, getattr(self, name), "one of " + ", ".join(repr(c) for c in choices))
         wins = self.instant_wins
-        if isinstance(wins, str) or not isinstance(wins, Iterable):
+        # A mapping would be read as its keys: {"four_twos": False} would turn four_twos on.
+        if isinstance(wins, (str, Mapping)) or not isinstance(wins, Iterable):
             _fail("instant_wins", wins, f"a set drawn from {list(INSTANT_WIN_TYPES)}")
         wins = list(wins)
         # Checked before hashing or sorting, so that a stray int or list gets this message too.

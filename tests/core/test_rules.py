@@ -61,6 +61,7 @@ BAD_VALUES = [
     ("instant_wins", {"dragons"}, "dragons"),
     ("instant_wins", [1, "dragon"], "a set drawn from"),
     ("instant_wins", [["dragon"]], "a set drawn from"),
+    ("instant_wins", {"four_twos": False}, "a set drawn from"),
 ]
 for _stake in STAKES:
     BAD_VALUES += [
