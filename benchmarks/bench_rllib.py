@@ -5,7 +5,7 @@ Each row is one ``python train.py`` run in a subprocess, one after the other, wi
 epochs of 512) and self-play opponents only (frozen snapshots in every other seat), so the two
 backends do the same work:
 
-* SB3: ``configs/default.yaml`` with ``opponents={self_play: 1.0}`` and no evaluation during
+* SB3: ``configs/sb3.yaml`` with ``opponents={self_play: 1.0}`` and no evaluation during
   training; steps/s is SB3's own ``charts/steps_per_second`` at the end of the run (TensorBoard);
 * RLlib: ``configs/rllib.yaml`` with ``num_env_runners`` 0, 1, 2; steps/s from the run's
   ``speed.json``: over the whole run, and after the first iteration (Ray and RLlib warm up there).
@@ -58,7 +58,7 @@ def main() -> None:
     steps = f"total_timesteps={args.steps}"
     rows = []
     started = time.perf_counter()
-    sb3 = train(args.out, "sb3", "configs/default.yaml", steps, "opponents={self_play: 1.0}", "eval_every=0")
+    sb3 = train(args.out, "sb3", "configs/sb3.yaml", steps, "opponents={self_play: 1.0}", "eval_every=0")
     rows.append(("SB3 MaskablePPO, 8 envs in one process", f"{sb3_steps_per_second(sb3):.0f}", "-"))
     for runners in (0, 1, 2):
         run = train(args.out, f"rllib{runners}", "configs/rllib.yaml", steps, f"num_env_runners={runners}")
