@@ -207,7 +207,9 @@ class SingleAgentEnv(gym.Env):
 
     def _is_legal(self, action: object) -> bool:
         n = self.action_space.n
-        return isinstance(action, (int, np.integer)) and 0 <= action < n and bool(self._mask[action])
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):  # True is not action 1
+            return False
+        return 0 <= action < n and bool(self._mask[action])
 
     def _seat_policies(self) -> dict[int, Bot | None]:
         others = [s for s in range(self.rules.n_players) if s != self.seat]

@@ -323,6 +323,17 @@ def test_illegal_action_penalty() -> None:
     assert (info["illegal_actions"], env.illegal_actions) == (0, 1)  # the hand's count; the total
 
 
+@pytest.mark.parametrize("action", [True, 1.0, "decline_sam", None])
+def test_penalty_answers_a_non_action_too(action: object) -> None:
+    """Under the penalty a value that is no action id is penalised like an illegal one, not raised,
+    even where it would index a legal move (True is 1, declare_sam, legal here)."""
+    env = SingleAgentEnv(on_illegal="penalty", learner_seat=0)
+    env.reset(seed=0, options={"hands": CHOP_CHAIN_DEAL, "leader": 0})
+    assert env.action_masks()[1]
+    _, reward, terminated, _, info = env.step(action)
+    assert (reward, terminated, info["illegal_action"]) == (-10.0, True, repr(action))
+
+
 # ----------------------------------------------------------------- MaskablePPO
 
 
