@@ -155,7 +155,7 @@ def bench_batched(config: TrainConfig, rollouts: int) -> dict[str, object]:
     }
 
 
-def describe(name: str, config: TrainConfig, r: dict[str, object]) -> list[str]:
+def describe(name: str, config: TrainConfig, r: dict[str, object]) -> str:
     steps = r["learner_steps"]
     split = r["split"]
     total = sum(split.values())
@@ -166,7 +166,7 @@ def describe(name: str, config: TrainConfig, r: dict[str, object]) -> list[str]:
         + (f"{r['decisions'] / r['wall']:,.0f}" if r["decisions"] else "-")
         + f" | {parts} |"
     )
-    return [line]
+    return line
 
 
 def main() -> int:
@@ -182,8 +182,9 @@ def main() -> int:
     sb3 = load_config(args.sb3_config, off)
     batched = load_config(args.batched_config, [*off, *args.overrides])
     torch.set_num_threads(batched.torch_threads)
-    load = os.getloadavg()
-    print(f"{os.cpu_count()} cores, load average {load[0]:.1f} before the run, torch threads {batched.torch_threads}")
+    machine = f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} before the run"
+    machine += f", torch threads {batched.torch_threads}, wall and CPU time of this process"
+    print(machine)
     results = [("SB3 MaskablePPO (old path)", sb3, bench_sb3(sb3, args.sb3_steps))]
     per_rollout = batched.n_steps * batched.num_tables
     adapter = bench_sb3_vector(batched, args.batched_rollouts * per_rollout)
@@ -193,14 +194,14 @@ def main() -> int:
         "| path | network | learner steps | wall s | learner steps/s (wall) | per CPU-s | all decisions/s | split |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    lines = header + [line for name, c, r in results for line in describe(name, c, r)]
+    lines = [machine, "", *header, *(describe(name, c, r) for name, c, r in results)]
     old, new = (r["learner_steps"] / r["wall"] for _, _, r in (results[0], results[-1]))
     summary = (
         f"\nbatched / SB3: {new / old:.1f}x learner steps per wall second; "
-        f"load average {os.getloadavg()[0]:.1f} after the run (2 cores shared with other jobs)"
+        f"load average {os.getloadavg()[0]:.1f} after the run ({os.cpu_count()} cores shared with other jobs)"
     )
     text = "\n".join(lines) + summary
-    print(text)
+    print("\n".join(lines[2:]) + summary)
     if args.markdown:
         args.markdown.write_text(text + "\n", encoding="utf-8")
     return 0
