@@ -50,12 +50,13 @@ from training.sb3_trainer import train_sb3
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Train a Sâm Lốc bot: MaskablePPO with self-play against a mix of frozen snapshots and the "
-        "baseline bots, then a duplicate evaluation against the baselines. Every config field is documented in "
+        description="Train a Sâm Lốc bot: masked PPO with self-play against a mix of frozen snapshots and the "
+        "baseline bots (trainer: batched, our PPO on the VectorEnv, or trainer: sb3, sb3-contrib's MaskablePPO), "
+        "then a duplicate evaluation against the baselines. Every config field is documented in "
         "the TrainConfig docstring (training/config.py) and in the comments of configs/*.yaml; backend: rllib "
         "configs run on Ray RLlib (docs/rllib.md).",
         epilog="examples:\n"
-        "  python train.py                                   # configs/default.yaml (~10 min on 2 cores)\n"
+        "  python train.py                                   # configs/default.yaml: batched, 6M steps (README)\n"
         "  python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5\n"
         "  python train.py --set pi_layers=[128,128] --set learning_rate=1e-4\n"
         "  python train.py --resume runs/RUN/checkpoints/step_000100000 --set total_timesteps=400000\n\n"
