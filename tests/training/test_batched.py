@@ -22,7 +22,7 @@ from training.batched.ppo import advantages
 from training.batched.rollout import RolloutBuffer, SeatTrajectories
 from training.batched.state import restore_batched
 from training.batched.trainer import BatchedTrainer
-from training.config import config_from_dict, load_config
+from training.config import ConfigError, config_from_dict, load_config
 from training.exploit import main as exploit_main
 
 # tests/scenarios/chops.yaml, chop_single_two_with_quad: seat 0 leads its 2S, seat 1 chops it with
@@ -185,3 +185,18 @@ def test_exploit_trains_a_best_response_and_reports_its_margin(tmp_path: Path, c
     record = json.loads(out.read_text())
     assert record["players"] == 3 and record["steps"] >= 300 and record["summary"]["deals"] == 3
     assert "approximate exploitability of" in capsys.readouterr().out
+
+
+def test_exploit_refuses_a_bot_that_is_not_a_network(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        exploit_main(["--bot", "heuristic", "--steps", "10"])
+    assert exit_info.value.code == 2
+    assert "--bot: 'heuristic' is not a network" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("field", ["init_from", "fixed_opponents"])
+def test_a_bot_that_is_not_a_network_is_refused_naming_the_field(field: str) -> None:
+    value = "heuristic" if field == "init_from" else "[heuristic]"
+    config = load_config(ROOT / "configs" / "batched_smoke.yaml", [f"{field}={value}"])
+    with pytest.raises(ConfigError, match=f"^{field}: 'heuristic' is not a network"):
+        BatchedTrainer(config)

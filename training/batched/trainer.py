@@ -38,11 +38,12 @@ def torch_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def network_of(spec: str, rules: RuleConfig) -> PolicyCheckpoint:
-    """The checkpoint of a network bot (a shipped name or a path) that fits ``rules``."""
+def network_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheckpoint:
+    """The checkpoint of a network bot (a shipped name or a path) that fits ``rules``; ``source``
+    (the config field or option that named it) starts the error for a bot that is not a network."""
     bot = load_bot(spec, rules=rules)
     if not isinstance(bot, PPOBot):
-        raise ConfigError(f"fixed_opponents: {spec!r} is not a network; only networks are played in batch")
+        raise ConfigError(f"{source}: {spec!r} is not a network; only networks are played in batch")
     return bot.checkpoint
 
 
@@ -90,9 +91,9 @@ class BatchedTrainer:
         for checkpoint in fixed_opponents:
             self.add_to_pool(0, checkpoint)
         for spec in config.fixed_opponents:
-            self.seating.add(FrozenActor(network_of(spec, rules), self.device), keep=0, fixed=True)
+            self.seating.add(FrozenActor(network_of(spec, rules, "fixed_opponents"), self.device), keep=0, fixed=True)
         if config.init_from is not None and start_step == 0:
-            start = network_of(config.init_from, rules)
+            start = network_of(config.init_from, rules, "init_from")
             if start.arch != config.arch:
                 raise ConfigError(f"init_from: {config.init_from!r} has layers {start.arch}, the config {config.arch}")
             self.net.load_tensors(start.tensors)
