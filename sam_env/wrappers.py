@@ -211,9 +211,11 @@ class SingleAgentEnv(gym.Env):
             return False
         return 0 <= action < n and bool(self._mask[action])
 
-    def _seat_policies(self) -> dict[int, Bot | None]:
+    def _seat_policies(self) -> dict[int, Callable[[Any, Any], int] | None]:
+        """Each other seat's way to pick a move (a bot's ``act`` or the callable), looked up once a hand."""
         others = [s for s in range(self.rules.n_players) if s != self.seat]
-        return dict(zip(others, self.opponents, strict=True))
+        acts = [p.act if hasattr(p, "act") else p for p in self.opponents]
+        return dict(zip(others, acts, strict=True))
 
     def _play_opponents(self) -> float:
         """Let the other seats act until the learner must decide or the hand ends; the learner's money."""
@@ -228,7 +230,7 @@ class SingleAgentEnv(gym.Env):
             else:
                 obs = aec.observe(agent)
                 view = aec.seat_view(agent)
-                action = policy.act(obs, view) if hasattr(policy, "act") else policy(obs, view)
+                action = policy(obs, view)
             aec.step(action)
             reward += aec.rewards[self._agent]
         return reward
