@@ -23,6 +23,7 @@ from training.batched.rollout import RolloutBuffer, SeatTrajectories
 from training.batched.state import restore_batched
 from training.batched.trainer import BatchedTrainer
 from training.config import ConfigError, config_from_dict, load_config
+from training.curves import evaluation_series, plot_bot_curves
 from training.exploit import main as exploit_main
 
 # tests/scenarios/chops.yaml, chop_single_two_with_quad: seat 0 leads its 2S, seat 1 chops it with
@@ -200,3 +201,11 @@ def test_a_bot_that_is_not_a_network_is_refused_naming_the_field(field: str) -> 
     config = load_config(ROOT / "configs" / "batched_smoke.yaml", [f"{field}={value}"])
     with pytest.raises(ConfigError, match=f"^{field}: 'heuristic' is not a network"):
         BatchedTrainer(config)
+
+
+def test_the_bot_curves_figure_plots_a_runs_evaluations(smoke: tuple[Path, str], tmp_path: Path) -> None:
+    run, _ = smoke
+    [series] = evaluation_series(run).values()
+    assert series["steps"].size >= 2 and np.all(series["low"] <= series["high"])
+    plot_bot_curves({"smoke": run}, tmp_path / "curves.png")
+    assert (tmp_path / "curves.png").stat().st_size > 0
