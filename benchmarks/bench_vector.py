@@ -33,10 +33,19 @@ import sys
 import tempfile
 import textwrap
 from dataclasses import dataclass
-from pathlib import Path
 
 from bench_env import aec_play
-from common import Budget, PlayHand, Spec, command_line, machine_line, measure, pin_to_cpu, run_single_threaded
+from common import (
+    Budget,
+    PlayHand,
+    Spec,
+    command_line,
+    machine_line,
+    measure,
+    pin_to_cpu,
+    run_single_threaded,
+    write_section,
+)
 
 import sam_env
 from sam_env import RuleConfig, VectorEnv
@@ -45,7 +54,6 @@ from sam_env.vector.learner import RandomLegalPolicy
 BATCH_SIZES = (1, 4, 16, 64, 256, 1024, 4096)
 TARGET_PER_CORE = 1_000_000
 TARGET_RATIO = 25.0
-MARK_START, MARK_END = "<!-- bench_vector:start -->", "<!-- bench_vector:end -->"
 
 
 def vector_play(num_tables: int, rules: RuleConfig, seed: int, parallel: bool) -> PlayHand:
@@ -156,19 +164,6 @@ def plot(rows: list[Result], aec: float, path: str) -> None:
     fig.savefig(path, dpi=120)
 
 
-def write_section(path: str, body: str) -> None:
-    """Replace this script's section of a Markdown file (or append it), leaving the rest alone."""
-    file = Path(path)
-    text = file.read_text(encoding="utf-8") if file.exists() else ""
-    section = f"{MARK_START}\n{body}\n{MARK_END}"
-    if MARK_START in text and MARK_END in text:
-        head, rest = text.split(MARK_START, 1)
-        text = head + section + rest.split(MARK_END, 1)[1]
-    else:
-        text = text.rstrip("\n") + ("\n\n" if text else "") + section + "\n"
-    file.write_text(text, encoding="utf-8")
-
-
 def main() -> None:
     run_single_threaded()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -232,7 +227,7 @@ def main() -> None:
     body = "\n\n".join(["## VectorEnv (compiled, batched)", results_table(rows, aec), verdict, facts, how])
     print(body)
     if args.markdown:
-        write_section(args.markdown, body)
+        write_section(args.markdown, "bench_vector", body)
     if args.plot:
         plot([r for r in rows if not r.name.startswith("AEC")], aec, args.plot)
 

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -147,18 +148,22 @@ def machine_line(cpus: str) -> str:
 
 
 def table(rows: list[Row], reference: Row | None, decisions_column: bool = True) -> str:
-    """A Markdown table of the rows; ratios against ``reference`` steps/s when it was measured."""
+    """A Markdown table of the rows; ratios against ``reference`` in decisions/s when it was measured.
+
+    Decisions, not steps: an AEC loop also counts the dead steps of finished seats, which RLCard's
+    loop has none of, so a ratio of steps would flatter us.
+    """
     head = ["benchmark", "steps/s"]
     if decisions_column:
         head.append("decisions/s")
-    head += ["steps/hand", "decisions/hand", "hands", "vs RLCard", "note"]
+    head += ["steps/hand", "decisions/hand", "hands", "vs RLCard (decisions)", "note"]
     align = ["---", *["---:"] * (len(head) - 2), "---"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
     for r in rows:
         cells = [r.name, f"{r.steps_per_s:,.0f}"]
         if decisions_column:
             cells.append(f"{r.decisions_per_s:,.0f}")
-        ratio = f"{r.steps_per_s / reference.steps_per_s:.1f}×" if reference is not None else "–"
+        ratio = f"{r.decisions_per_s / reference.decisions_per_s:.1f}×" if reference is not None else "–"
         cells += [f"{r.steps_per_hand:.1f}", f"{r.decisions_per_hand:.1f}", f"{r.hands:,}", ratio, r.note]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -194,5 +199,22 @@ def publish(title: str, rows_table: str, verdict: str, cpus: str, budget: Budget
     body = "\n\n".join([rows_table, verdict, how])
     print(body)
     if markdown:
-        with open(markdown, "w", encoding="utf-8") as f:
-            f.write(f"# {title}\n\n{body}\n")
+        write_section(markdown, Path(sys.argv[0]).stem, f"## {title}\n\n{body}")
+
+
+def write_section(path: str, name: str, body: str) -> None:
+    """Replace the section of script ``name`` in a Markdown file (or append it), leaving the rest alone.
+
+    Several benchmark scripts write to one page (docs/benchmark.md); each owns the text between its
+    ``<!-- name:start -->`` and ``<!-- name:end -->`` markers.
+    """
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    file = Path(path)
+    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    section = f"{start}\n{body}\n{end}"
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + section + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + section + "\n"
+    file.write_text(text, encoding="utf-8")
