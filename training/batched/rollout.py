@@ -1,7 +1,8 @@
 """Rollouts on :class:`sam_env.VectorEnv`: every seat of every table played by batched policies.
 
 Each table's seats are drawn afresh for every hand: the learner (one network shared by all its
-seats), a frozen snapshot from the self-play pool, or the compiled random policy. Every step, the
+seats), a frozen snapshot from the self-play pool, the compiled heuristic or the compiled random
+policy. Every step, the
 learner's forward pass covers all tables where a learner seat acts, and each frozen network one pass
 for the tables where it acts.
 
@@ -20,13 +21,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from agents.heuristic_bot import HeuristicBot
+from agents.batched_heuristic import BatchedHeuristic
 from evaluation.stats import hand_metrics
 from sam_env import N_ACTIONS, VectorEnv
 from sam_env.vector.batch import pick_legal
 
 from .network import ActorCritic, FrozenActor, sample
-from .observed_view import ViewReader
 
 LEARNER = -1
 RANDOM = -2
@@ -115,8 +115,8 @@ class Seating:
 
     Each seat is the learner with probability ``learner_share`` (at least one learner seat per
     table, chosen uniformly); the others are drawn from ``opponent_weights`` (``self_play``: a network
-    of the pool, uniformly; ``random``: the random-legal policy; ``heuristic``: the heuristic bot,
-    Python at one table at a time, so keep its weight small).
+    of the pool, uniformly; ``random``: the random-legal policy; ``heuristic``: the heuristic bot, compiled
+    and batched, :class:`agents.batched_heuristic.BatchedHeuristic`).
     """
 
     def __init__(
@@ -199,8 +199,7 @@ class Collector:
         self.device = device
         self.deterministic_opponents = deterministic_opponents
         self.rng = np.random.default_rng(seed)
-        self.heuristic = HeuristicBot(seed)
-        self.read_view = ViewReader(venv.rules)
+        self.heuristic = BatchedHeuristic(venv.rules)
         n = venv.num_tables
         self.buffer = RolloutBuffer.allocate(steps * n, venv.observation_size, N_ACTIONS)
         self.trajectories = SeatTrajectories(self.buffer, n, venv.n_players)
@@ -243,10 +242,9 @@ class Collector:
                     m = torch.from_numpy(batch.action_mask[them]).to(self.device)
                     a, _ = sample(self.seating.pool[key].logits(o), m, self.deterministic_opponents)
                     actions[them] = a.cpu().numpy()
-            for t in np.flatnonzero(occupant == HEURISTIC).tolist():
-                obs, legal = batch.observation[t], batch.action_mask[t]
-                view = self.read_view(obs, legal)
-                actions[t] = self.heuristic.act({"observation": obs, "action_mask": legal}, view)
+            them = np.flatnonzero(occupant == HEURISTIC)
+            if them.size:
+                actions[them] = self.heuristic(batch.observation[them], batch.action_mask[them])
             them = np.flatnonzero(occupant == RANDOM)
             if them.size:
                 out = np.zeros(them.size, dtype=np.int64)

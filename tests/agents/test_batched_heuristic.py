@@ -1,0 +1,70 @@
+"""The compiled heuristic (agents.batched_heuristic) makes HeuristicBot's move at every decision.
+
+Hands are played in the reference environment; at every decision the batched policy gets the seat's
+observation and mask (as a VectorEnv row) and must return what HeuristicBot returns from the
+environment's own view. Half the moves are random, so the hands reach states (declared Sâm, 2s
+left, báo 1) the heuristic alone avoids."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sam_env
+from agents.batched_heuristic import BatchedHeuristic
+from agents.heuristic_bot import HeuristicBot
+from sam_env import RuleConfig
+from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM
+from sam_env.vector.reference_check import random_rules
+
+
+def _compare(rules: RuleConfig, hands: int, seed: int) -> int:
+    """Decisions compared over ``hands`` hands; fails on the first difference."""
+    env = sam_env.env(rules=rules)
+    raw = env.unwrapped
+    bot, batched = HeuristicBot(), BatchedHeuristic(rules)
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    for hand in range(hands):
+        env.reset(seed=seed * 1000 + hand)
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            expected = bot.act(observation, raw.seat_view(agent))
+            got = batched(observation["observation"][None], observation["action_mask"][None])
+            assert int(got[0]) == expected, (rules, hand, decisions, raw.seat_view(agent))
+            decisions += 1
+            mask = observation["action_mask"]
+            if mask[DECLARE_SAM]:  # declare now and then, so Sâm play and blocking are reached
+                move = DECLARE_SAM if rng.random() < 0.15 else expected
+                move = move if mask[move] else DECLINE_SAM
+            else:
+                move = expected if rng.random() < 0.5 else int(rng.choice(np.flatnonzero(mask)))
+            env.step(move)
+    return decisions
+
+
+@pytest.mark.parametrize("n_players", [2, 3, 4, 5])
+def test_same_moves_as_the_heuristic_bot_on_default_rules(n_players: int) -> None:
+    assert _compare(RuleConfig(n_players=n_players), hands=40, seed=n_players) > 400
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_same_moves_as_the_heuristic_bot_on_random_rules(seed: int) -> None:
+    rules = random_rules(np.random.default_rng(100 + seed))
+    assert _compare(rules, hands=25, seed=seed) > 100
+
+
+def test_a_batch_gets_one_move_per_row_and_bad_shapes_are_refused() -> None:
+    rules = RuleConfig()
+    venv = sam_env.VectorEnv(64, rules=rules, seed=3)
+    batch = venv.reset()
+    policy = BatchedHeuristic(rules)
+    actions = policy(batch.observation, batch.action_mask)
+    assert actions.shape == (64,) and batch.action_mask[np.arange(64), actions].all()
+    with pytest.raises(ValueError, match="expected observations"):
+        policy(batch.observation[:, :-1], batch.action_mask)
+    with pytest.raises(ValueError, match="at least one legal action"):
+        policy(batch.observation, np.zeros_like(batch.action_mask))
