@@ -18,6 +18,8 @@ decision of many hands, over random rule configurations.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
@@ -28,7 +30,10 @@ from sam_env.core.combos import BEATS, LEADS, TWOS_CHOPPED
 from sam_env.core.rule_tables import rule_tables
 from sam_env.core.rules import CARDS_PER_HAND
 from sam_env.encoding import observation_layout
+from sam_env.vector.cache import SOURCES as ENGINE_SOURCES
+from sam_env.vector.cache import drop_stale_cache
 
+from . import hand_analysis, heuristic_bot
 from .hand_analysis import _CONTAINING, COST, ONLY_TWOS_PENALTY
 from .heuristic_bot import CONTEST_CARDS, CRITICAL_CARDS, FOLLOW_GAIN, _is_reserve
 
@@ -469,6 +474,16 @@ def _decide(obs, mask, L, T, memo_cost, memo_first) -> int:
 def _decide_all(observations, masks, out, L, T, memo_cost, memo_first) -> None:
     for i in range(out.size):
         out[i] = _decide(observations[i], masks[i], L, T, memo_cost, memo_first)
+
+
+# The kernels freeze the bot's thresholds and the rules' constants when they compile: a change to any
+# of these files must recompile them, not load them from numba's cache.
+drop_stale_cache(
+    _decide_all,
+    sources=(Path(__file__), Path(heuristic_bot.__file__), Path(hand_analysis.__file__), *ENGINE_SOURCES),
+    modules={Path(__file__).stem},
+    stamp_name="agents_batched_heuristic_sources.sha256",
+)
 
 
 class BatchedHeuristic:

@@ -5,7 +5,8 @@ numba checks a cached function only against the source file that defines it. A k
 :mod:`sam_env.core.combos`, would keep running the old code after those files change — and the
 compiled engine would silently stop being the reference's twin. So the cache is stamped with a
 digest of every source file the kernels depend on, and dropped when the digest changes (before
-any kernel loads from it).
+any kernel loads from it). Other packages' kernels (the compiled heuristic bot) use the same
+check with their own list of sources.
 """
 
 from __future__ import annotations
@@ -26,27 +27,31 @@ KERNEL_MODULES = {path.stem for path in SOURCES[:5]}
 STAMP = "sam_env_vector_sources.sha256"
 
 
-def sources_digest() -> str:
+def sources_digest(sources: tuple[Path, ...] = SOURCES) -> str:
     digest = hashlib.sha256()
-    for path in SOURCES:
+    for path in sources:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def drop_stale_cache(kernel: Dispatcher) -> bool:
-    """Delete the package's cached kernels if they were compiled from other sources; True if it did.
+def drop_stale_cache(
+    kernel: Dispatcher,
+    sources: tuple[Path, ...] = SOURCES,
+    modules: frozenset[str] | set[str] = KERNEL_MODULES,
+    stamp_name: str = STAMP,
+) -> bool:
+    """Delete the cached kernels of ``modules`` if they were compiled from other ``sources``; True if it did.
 
-    ``kernel`` is any ``cache=True`` kernel of this package: its cache directory is numba's choice
-    (``__pycache__`` beside the sources, or under ``NUMBA_CACHE_DIR``).
+    ``kernel`` is any ``cache=True`` kernel of those modules: its cache directory is numba's choice
+    (``__pycache__`` beside the sources, or under ``NUMBA_CACHE_DIR``). The defaults are this
+    package's kernels.
     """
     cache_dir = Path(kernel._cache._cache_path)
-    stamp, digest = cache_dir / STAMP, sources_digest()
+    stamp, digest = cache_dir / stamp_name, sources_digest(sources)
     if stamp.exists() and stamp.read_text() == digest:
         return False
-    stale = [
-        p for pattern in ("*.nbi", "*.nbc") for p in cache_dir.glob(pattern) if p.name.split(".")[0] in KERNEL_MODULES
-    ]
+    stale = [p for pattern in ("*.nbi", "*.nbc") for p in cache_dir.glob(pattern) if p.name.split(".")[0] in modules]
     for path in stale:
         path.unlink(missing_ok=True)
     try:
