@@ -6,7 +6,9 @@ policy. Every step, the
 learner's forward pass covers all tables where a learner seat acts, and each frozen network one pass
 for the tables where it acts.
 
-A learner seat's decisions form its own trajectory. Money is credited per absolute seat at every
+A learner seat's decisions form its own trajectory; a move with only one legal action is no
+decision (it is played at once and neither stored nor trained on, though ``total_timesteps`` counts
+it). Money is credited per absolute seat at every
 step (``batch.rewards``: chop money of seats that did not act included) and is added to the reward
 of that seat's latest decision in the hand, so a decision's reward is the money its seat received
 until its next decision or the end of the hand. The hand's end closes every seat's trajectory.
@@ -74,6 +76,9 @@ class RolloutStats:
     seconds: dict[str, float] = field(default_factory=lambda: {"env": 0.0, "inference": 0.0, "bookkeeping": 0.0})
     decisions: int = 0
     learner_steps: int = 0
+    """Moves of learner seats, forced ones included (what ``total_timesteps`` counts)."""
+    trained_steps: int = 0
+    """Learner moves with more than one legal action: the decisions stored and trained on."""
     metrics: list[tuple[int, ...]] = field(default_factory=list)
     """:func:`evaluation.stats.hand_metrics` of every learner seat in every hand that ended."""
 
@@ -219,8 +224,14 @@ class Collector:
             batch = self.batch
             seat = batch.current_seat
             occupant = self.seating.occupant[tables, seat]
-            # The learner: one forward pass over every table where a learner seat acts.
-            rows = np.flatnonzero(occupant == LEARNER)
+            # The learner: one forward pass over every table where a learner seat has a choice. A
+            # move with one legal action is played at once and not trained on (a third of all moves
+            # at 4 seats); money it brings goes to the seat's latest real decision.
+            learner = np.flatnonzero(occupant == LEARNER)
+            choice = np.count_nonzero(batch.action_mask[learner], axis=1) > 1
+            forced = learner[~choice]
+            actions[forced] = np.argmax(batch.action_mask[forced], axis=1)
+            rows = learner[choice]
             pos = np.arange(buf.size, buf.size + rows.size)
             buf.obs[pos] = batch.observation[rows]
             buf.mask[pos] = batch.action_mask[rows]
@@ -256,7 +267,8 @@ class Collector:
             self.trajectories.record(rows, seat[rows], pos)
             buf.size += rows.size
             stats.decisions += n
-            stats.learner_steps += rows.size
+            stats.learner_steps += learner.size
+            stats.trained_steps += rows.size
             now = time.perf_counter()
             stats.seconds["bookkeeping"] += now - clock
             clock = now
