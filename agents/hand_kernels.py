@@ -1,0 +1,241 @@
+"""Hand analysis for the compiled heuristic bot (:mod:`agents.batched_heuristic`), in numba.
+
+Why a second copy of :mod:`agents.hand_analysis`: the heuristic's decisions need best splits, beaters
+and Sâm plans for every seat of thousands of tables a step, which Python cannot give fast enough. These
+kernels follow ``hand_analysis`` function by function, with its iteration orders and tie-breaking.
+
+Hands are rank counts packed 3 bits a rank into one int64 (a *code*), so playing a combination is
+one subtraction of its code. The best split of every hand met is memoised in two typed dicts (cost,
+first combination), like ``best_split``'s ``lru_cache``; a split is read back by following the first
+combinations. ``T`` is the tuple of per-combination arrays built by :func:`combo_tables`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sam_env.core import COMBOS, N_COMBOS, Kind, RuleConfig
+from sam_env.core.cards import N_RANKS, Rank
+from sam_env.core.combos import BEATS, LEADS, TWOS_CHOPPED
+from sam_env.core.rule_tables import rule_tables
+from sam_env.core.rules import CARDS_PER_HAND
+
+from .hand_analysis import _CONTAINING, COST, ONLY_TWOS_PENALTY
+from .heuristic_bot import _is_reserve
+
+SINGLE, STRAIGHT = int(Kind.SINGLE), int(Kind.STRAIGHT)
+TWO = int(Rank.TWO)
+BITS = 3
+"""Bits per rank in a hand code: counts 0..4."""
+
+
+def combo_tables(rules: RuleConfig) -> tuple:
+    """Per-combination arrays the kernels read; the order is the kernels' ``T`` argument."""
+    kind = np.array([c.kind for c in COMBOS], dtype=np.int64)
+    key = np.array([c.key for c in COMBOS], dtype=np.int64)
+    size = np.array([c.size for c in COMBOS], dtype=np.int64)
+    only_twos = np.array([c.only_twos for c in COMBOS], dtype=np.bool_)
+    reserve = np.array([c.kind >= Kind.SINGLE and _is_reserve(c.id) for c in COMBOS], dtype=np.bool_)
+    needs = np.zeros((N_COMBOS, N_RANKS), dtype=np.int64)
+    for c in COMBOS:
+        for r, k in c.needs:
+            needs[c.id, r] = k
+    need_code = (needs << (BITS * np.arange(N_RANKS, dtype=np.int64))).sum(axis=1)
+    allowed = np.asarray(rule_tables(rules).allowed, dtype=np.bool_)
+    playable = (kind >= SINGLE) & (kind <= STRAIGHT)
+    sam_candidate = playable & np.asarray(LEADS, dtype=np.bool_) & allowed
+    return (
+        kind,
+        key,
+        size,
+        only_twos,
+        reserve,
+        np.asarray(COST, dtype=np.float64),
+        needs,
+        need_code,
+        np.ascontiguousarray(BEATS, dtype=np.bool_),
+        allowed,
+        sam_candidate,
+        np.asarray(TWOS_CHOPPED, dtype=np.int64),
+        containing_table(rules.straights_with_two),
+        containing_table(True),
+    )
+
+
+def containing_table(with_two: bool) -> np.ndarray:
+    """``int64[13, w]``: :data:`agents.hand_analysis._CONTAINING` padded with -1."""
+    rows = _CONTAINING[with_two]
+    out = np.full((N_RANKS, max(len(r) for r in rows)), -1, dtype=np.int64)
+    for r, ids in enumerate(rows):
+        out[r, : len(ids)] = ids
+    return out
+
+
+# ---------------------------------------------------------------- hand codes
+
+
+@njit(cache=True)
+def count(code: int, rank: int) -> int:
+    return (code >> (BITS * rank)) & 7
+
+
+@njit(cache=True)
+def lowest_rank(code: int) -> int:
+    for r in range(N_RANKS):
+        if count(code, r):
+            return r
+    return -1
+
+
+@njit(cache=True)
+def is_only_twos(code: int) -> bool:
+    return code != 0 and code == count(code, TWO) << (BITS * TWO)
+
+
+@njit(cache=True)
+def formable(code: int, cid: int, needs: np.ndarray) -> bool:
+    for r in range(N_RANKS):  # noqa: SIM110 - numba compiles no generator expressions
+        if count(code, r) < needs[cid, r]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def read_code(obs: np.ndarray, start: int) -> int:
+    """Rank counts of a unary block (4 bits a rank) as a hand code."""
+    code = 0
+    for r in range(N_RANKS):
+        c = 0
+        for i in range(4):
+            if obs[start + 4 * r + i] > 0.5:
+                c += 1
+        code |= c << (BITS * r)
+    return code
+
+
+# ---------------------------------------------------------------- hand analysis
+
+
+@njit(cache=True)
+def solve(code, T, memo_cost, memo_first) -> None:
+    """Fill the memo with ``best_split`` of ``code`` and of every hand it needs (explicit stack)."""
+    cost, needs, need_code, cont = T[5], T[6], T[7], T[12]
+    stack = np.empty(8192, dtype=np.int64)
+    top = 0
+    stack[0] = code
+    while top >= 0:
+        c = stack[top]
+        if c in memo_cost:
+            top -= 1
+            continue
+        if c == 0:
+            memo_cost[c] = 0.0
+            memo_first[c] = -1
+            top -= 1
+            continue
+        first = lowest_rank(c)
+        ready = True
+        for j in range(cont.shape[1]):
+            cid = cont[first, j]
+            if cid < 0:
+                break
+            if formable(c, cid, needs) and (c - need_code[cid]) not in memo_cost:
+                top += 1
+                stack[top] = c - need_code[cid]
+                ready = False
+        if not ready:
+            continue
+        best, best_cid = np.inf, -1
+        for j in range(cont.shape[1]):
+            cid = cont[first, j]
+            if cid < 0:
+                break
+            if formable(c, cid, needs):
+                total = memo_cost[c - need_code[cid]] + cost[cid]
+                if best_cid < 0 or total < best - 1e-9:
+                    best, best_cid = total, cid
+        memo_cost[c] = best
+        memo_first[c] = best_cid
+        top -= 1
+
+
+@njit(cache=True)
+def split_of(code, T, memo_cost, memo_first) -> np.ndarray:
+    """The combination ids of ``best_split(code)``, in its order."""
+    solve(code, T, memo_cost, memo_first)
+    out = np.empty(CARDS_PER_HAND, dtype=np.int64)
+    n = 0
+    while code != 0:
+        cid = memo_first[code]
+        out[n] = cid
+        n += 1
+        code -= T[7][cid]
+    return out[:n]
+
+
+@njit(cache=True)
+def plan_cost(code, T, memo_cost, memo_first) -> float:
+    solve(code, T, memo_cost, memo_first)
+    return memo_cost[code] + (ONLY_TWOS_PENALTY if is_only_twos(code) else 0.0)
+
+
+@njit(cache=True)
+def beaters(unseen: int, max_size: int, T) -> np.ndarray:
+    """``hand_analysis.beaters``: the combinations of at most ``max_size`` cards the unseen cards form."""
+    size, needs, allowed = T[2], T[6], T[9]
+    out = np.zeros(size.size, dtype=np.bool_)
+    for cid in range(size.size):
+        out[cid] = allowed[cid] and size[cid] <= max_size and formable(unseen, cid, needs)
+    return out
+
+
+@njit(cache=True)
+def beatable(cid: int, possible: np.ndarray, T) -> bool:
+    beats = T[8]
+    for c in range(possible.size):  # noqa: SIM110 - numba compiles no generator expressions
+        if possible[c] and beats[c, cid]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def sam_first(code: int, unseen: int, T) -> int:
+    """First play of ``hand_analysis.sam_plan``, or -1 where it returns None (a depth-first search
+    over the same candidates in the same order, with an explicit stack)."""
+    only_twos, needs, need_code, cont = T[3], T[6], T[7], T[13]
+    possible = beaters(unseen, 10, T)
+    safe = T[10].copy()
+    for cid in range(safe.size):
+        if safe[cid] and beatable(cid, possible, T):
+            safe[cid] = False
+    codes = np.zeros(CARDS_PER_HAND + 2, dtype=np.int64)
+    index = np.zeros(CARDS_PER_HAND + 2, dtype=np.int64)
+    chosen = np.zeros(CARDS_PER_HAND + 1, dtype=np.int64)
+    codes[0] = code
+    depth = 0
+    while depth >= 0:
+        c = codes[depth]
+        if c == 0:
+            for i in range(depth):  # the plan plays 2s-only combinations first
+                if only_twos[chosen[i]]:
+                    for j in range(depth):
+                        if not only_twos[chosen[j]]:
+                            return chosen[i]
+                    return -1
+            return chosen[0] if depth > 0 else -1
+        first = lowest_rank(c)
+        advanced = False
+        while index[depth] < cont.shape[1] and cont[first, index[depth]] >= 0:
+            cid = cont[first, index[depth]]
+            index[depth] += 1
+            if safe[cid] and formable(c, cid, needs):
+                chosen[depth] = cid
+                codes[depth + 1] = c - need_code[cid]
+                index[depth + 1] = 0
+                depth += 1
+                advanced = True
+                break
+        if not advanced:
+            depth -= 1
+    return -1
