@@ -51,6 +51,7 @@ import sam_env
 from agents.batched_heuristic import BatchedHeuristic, _decide_all
 from agents.hand_analysis import best_split
 from agents.heuristic_bot import HeuristicBot
+from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import Phase, SeatView
 
@@ -81,20 +82,18 @@ def record(rules: RuleConfig, hands: int, seed: int) -> States:
     env = sam_env.env(rules=rules)
     bot = HeuristicBot()
     observations, masks, views, moves = [], [], [], []
+
+    def choose(seat: int, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        move = bot.act(observation, view)
+        observations.append(observation["observation"].copy())
+        masks.append(observation["action_mask"].copy())
+        views.append(view)
+        moves.append(move)
+        return move
+
     for hand in range(hands):
         env.reset(seed=seed * 1000 + hand)
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            view = env.unwrapped.seat_view(agent)
-            move = bot.act(observation, view)
-            observations.append(observation["observation"].copy())
-            masks.append(observation["action_mask"].copy())
-            views.append(view)
-            moves.append(move)
-            env.step(move)
+        play_out(env, choose)
     return States(np.stack(observations), np.stack(masks), views, np.array(moves, dtype=np.int64))
 
 

@@ -13,7 +13,9 @@ import pytest
 import sam_env
 from agents.batched_heuristic import BatchedHeuristic
 from agents.heuristic_bot import HeuristicBot
+from evaluation.tournament import play_out
 from sam_env import RuleConfig
+from sam_env.core import SeatView
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM
 from sam_env.vector.reference_check import random_rules
 
@@ -21,28 +23,25 @@ from sam_env.vector.reference_check import random_rules
 def _compare(rules: RuleConfig, hands: int, seed: int) -> int:
     """Decisions compared over ``hands`` hands; fails on the first difference."""
     env = sam_env.env(rules=rules)
-    raw = env.unwrapped
     bot, batched = HeuristicBot(), BatchedHeuristic(rules)
     rng = np.random.default_rng(seed)
     decisions = 0
+
+    def choose(seat: int, observation: dict, view: SeatView) -> int:
+        nonlocal decisions
+        expected = bot.act(observation, view)
+        got = batched(observation["observation"][None], observation["action_mask"][None])
+        assert int(got[0]) == expected, (rules, hand, decisions, view)
+        decisions += 1
+        mask = observation["action_mask"]
+        if mask[DECLARE_SAM]:  # declare now and then, so Sâm play and blocking are reached
+            move = DECLARE_SAM if rng.random() < 0.15 else expected
+            return move if mask[move] else DECLINE_SAM
+        return expected if rng.random() < 0.5 else int(rng.choice(np.flatnonzero(mask)))
+
     for hand in range(hands):
         env.reset(seed=seed * 1000 + hand)
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            expected = bot.act(observation, raw.seat_view(agent))
-            got = batched(observation["observation"][None], observation["action_mask"][None])
-            assert int(got[0]) == expected, (rules, hand, decisions, raw.seat_view(agent))
-            decisions += 1
-            mask = observation["action_mask"]
-            if mask[DECLARE_SAM]:  # declare now and then, so Sâm play and blocking are reached
-                move = DECLARE_SAM if rng.random() < 0.15 else expected
-                move = move if mask[move] else DECLINE_SAM
-            else:
-                move = expected if rng.random() < 0.5 else int(rng.choice(np.flatnonzero(mask)))
-            env.step(move)
+        play_out(env, choose)
     return decisions
 
 
