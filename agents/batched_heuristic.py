@@ -18,20 +18,16 @@ decision of many hands, over random rule configurations.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from sam_env.core import N_COMBOS, Kind, RuleConfig
+from sam_env.core import N_COMBOS, Kind, Phase, RuleConfig
 from sam_env.core.cards import N_RANKS
+from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM, PASS
 from sam_env.core.rules import CARDS_PER_HAND
 from sam_env.encoding import observation_layout
-from sam_env.vector.cache import SOURCES as ENGINE_SOURCES
-from sam_env.vector.cache import drop_stale_cache
 
-from . import hand_analysis, hand_kernels, heuristic_bot
 from .hand_kernels import (
     beatable,
     beaters,
@@ -45,10 +41,8 @@ from .hand_kernels import (
 )
 from .heuristic_bot import CONTEST_CARDS, CRITICAL_CARDS, FOLLOW_GAIN
 
-PASS, DECLARE_SAM, DECLINE_SAM = 0, 1, 2
 SINGLE, QUAD, DOUBLE_QUAD = int(Kind.SINGLE), int(Kind.QUAD), int(Kind.DOUBLE_QUAD)
-MEMO_LIMIT = 4_000_000
-"""Memoised splits kept before the memo is cleared (a few hundred bytes each)."""
+N_PHASES, SAM_DECISION = len(Phase), int(Phase.SAM_DECISION)
 
 
 def _layout(n_players: int) -> np.ndarray:
@@ -216,17 +210,17 @@ def _follow(code, unseen, mask, responsible, table, opponents, answering, T, mem
 
 
 @njit(cache=True)
-def _decide(obs, mask, L, T, memo_cost, memo_first) -> int:
+def _decide(obs: np.ndarray, mask: np.ndarray, L: np.ndarray, T: tuple, memo_cost: Dict, memo_first: Dict) -> int:
     """HeuristicBot.act for the seat whose observation is ``obs`` (it is relative seat 0)."""
     n_players = L[9]
     code, unseen = read_code(obs, L[0]), read_code(obs, L[1])
-    phase = np.argmax(obs[L[7] : L[7] + 3])
+    phase = np.argmax(obs[L[7] : L[7] + N_PHASES])
     declarer = -1
     for s in range(n_players):
         if obs[L[6] + s] > 0.5:
             declarer = s
             break
-    if phase == 0:
+    if phase == SAM_DECISION:
         if mask[DECLARE_SAM] and sam_first(code, unseen, T) >= 0:
             return DECLARE_SAM
         return DECLINE_SAM
@@ -265,25 +259,17 @@ def _decide(obs, mask, L, T, memo_cost, memo_first) -> int:
 
 
 @njit(cache=True)
-def _decide_all(observations, masks, out, L, T, memo_cost, memo_first) -> None:
+def _decide_all(
+    observations: np.ndarray,
+    masks: np.ndarray,
+    out: np.ndarray,
+    L: np.ndarray,
+    T: tuple,
+    memo_cost: Dict,
+    memo_first: Dict,
+) -> None:
     for i in range(out.size):
         out[i] = _decide(observations[i], masks[i], L, T, memo_cost, memo_first)
-
-
-# The kernels freeze the bot's thresholds and the rules' constants when they compile: a change to any
-# of these files must recompile them, not load them from numba's cache.
-drop_stale_cache(
-    _decide_all,
-    sources=(
-        Path(__file__),
-        Path(hand_kernels.__file__),
-        Path(heuristic_bot.__file__),
-        Path(hand_analysis.__file__),
-        *ENGINE_SOURCES,
-    ),
-    modules={Path(__file__).stem, Path(hand_kernels.__file__).stem},
-    stamp_name="agents_batched_heuristic_sources.sha256",
-)
 
 
 class BatchedHeuristic:
@@ -291,7 +277,8 @@ class BatchedHeuristic:
 
     ``policy(observations, action_masks) -> actions`` takes ``float32[k, obs_dim]`` and
     ``bool[k, N_ACTIONS]`` (each row one seat's own observation, as ``VectorEnv`` gives them) and
-    returns ``int64[k]``. Deterministic, like the bot; the instance keeps the memo of hand splits.
+    returns ``int64[k]``. Deterministic, like the bot; the instance keeps the memo of hand splits,
+    which is bounded: there are 1,032,760 hands of at most 10 cards.
     """
 
     def __init__(self, rules: RuleConfig | None = None) -> None:
@@ -299,9 +286,6 @@ class BatchedHeuristic:
         self._layout = _layout(self.rules.n_players)
         self._obs_size = sum(size for _, size in observation_layout(self.rules.n_players))
         self._tables = combo_tables(self.rules)
-        self._new_memo()
-
-    def _new_memo(self) -> None:
         self._memo_cost = Dict.empty(key_type=types.int64, value_type=types.float64)
         self._memo_first = Dict.empty(key_type=types.int64, value_type=types.int64)
 
@@ -315,8 +299,6 @@ class BatchedHeuristic:
             )
         if not masks.any(axis=1).all():
             raise ValueError("every row of action_masks needs at least one legal action")
-        if len(self._memo_cost) > MEMO_LIMIT:
-            self._new_memo()
         out = np.empty(len(obs), dtype=np.int64)
         _decide_all(obs, masks, out, self._layout, self._tables, self._memo_cost, self._memo_first)
         return out

@@ -12,15 +12,21 @@ combinations. ``T`` is the tuple of per-combination arrays built by :func:`combo
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
+from numba.typed import Dict
 
 from sam_env.core import COMBOS, N_COMBOS, Kind, RuleConfig
 from sam_env.core.cards import N_RANKS, Rank
-from sam_env.core.combos import BEATS, LEADS, TWOS_CHOPPED
+from sam_env.core.combos import BEATS, LEADS, MAX_STRAIGHT, TWOS_CHOPPED
 from sam_env.core.rule_tables import rule_tables
 from sam_env.core.rules import CARDS_PER_HAND
+from sam_env.vector.cache import SOURCES as ENGINE_SOURCES
+from sam_env.vector.cache import drop_stale_cache
 
+from . import hand_analysis, heuristic_bot
 from .hand_analysis import _CONTAINING, COST, ONLY_TWOS_PENALTY
 from .heuristic_bot import _is_reserve
 
@@ -118,10 +124,12 @@ def read_code(obs: np.ndarray, start: int) -> int:
 
 
 @njit(cache=True)
-def solve(code, T, memo_cost, memo_first) -> None:
+def solve(code: int, T: tuple, memo_cost: Dict, memo_first: Dict) -> None:
     """Fill the memo with ``best_split`` of ``code`` and of every hand it needs (explicit stack)."""
     cost, needs, need_code, cont = T[5], T[6], T[7], T[12]
-    stack = np.empty(8192, dtype=np.int64)
+    # Each level pushes at most one row of CONTAINING (47 ids) and a hand has at most 10 levels, so
+    # the stack never holds more than about 471 codes.
+    stack = np.empty(1024, dtype=np.int64)
     top = 0
     stack[0] = code
     while top >= 0:
@@ -161,7 +169,7 @@ def solve(code, T, memo_cost, memo_first) -> None:
 
 
 @njit(cache=True)
-def split_of(code, T, memo_cost, memo_first) -> np.ndarray:
+def split_of(code: int, T: tuple, memo_cost: Dict, memo_first: Dict) -> np.ndarray:
     """The combination ids of ``best_split(code)``, in its order."""
     solve(code, T, memo_cost, memo_first)
     out = np.empty(CARDS_PER_HAND, dtype=np.int64)
@@ -175,7 +183,7 @@ def split_of(code, T, memo_cost, memo_first) -> np.ndarray:
 
 
 @njit(cache=True)
-def plan_cost(code, T, memo_cost, memo_first) -> float:
+def plan_cost(code: int, T: tuple, memo_cost: Dict, memo_first: Dict) -> float:
     solve(code, T, memo_cost, memo_first)
     return memo_cost[code] + (ONLY_TWOS_PENALTY if is_only_twos(code) else 0.0)
 
@@ -204,7 +212,7 @@ def sam_first(code: int, unseen: int, T) -> int:
     """First play of ``hand_analysis.sam_plan``, or -1 where it returns None (a depth-first search
     over the same candidates in the same order, with an explicit stack)."""
     only_twos, needs, need_code, cont = T[3], T[6], T[7], T[13]
-    possible = beaters(unseen, 10, T)
+    possible = beaters(unseen, MAX_STRAIGHT, T)
     safe = T[10].copy()
     for cid in range(safe.size):
         if safe[cid] and beatable(cid, possible, T):
@@ -239,3 +247,20 @@ def sam_first(code: int, unseen: int, T) -> int:
         if not advanced:
             depth -= 1
     return -1
+
+
+# The kernels of this module and of agents.batched_heuristic freeze the bot's thresholds and the rules'
+# constants when they compile: a change to any of these files must recompile them, not load them from
+# numba's cache. Checked here, which both modules import before any kernel runs.
+drop_stale_cache(
+    solve,
+    sources=(
+        Path(__file__),
+        Path(__file__).with_name("batched_heuristic.py"),
+        Path(heuristic_bot.__file__),
+        Path(hand_analysis.__file__),
+        *ENGINE_SOURCES,
+    ),
+    modules={Path(__file__).stem, "batched_heuristic"},
+    stamp_name="agents_batched_heuristic_sources.sha256",
+)

@@ -24,7 +24,7 @@ Both must make the same move on every state; the script checks it (the proof is
     cd benchmarks && python bench_heuristic.py --cpu 1 --markdown ../docs/benchmark.md
 
 ``--markdown`` replaces (or appends) only this script's section of the file, between
-``<!-- bench_heuristic -->`` markers.
+``<!-- bench_heuristic:start -->`` / ``<!-- bench_heuristic:end -->`` markers.
 """
 
 from __future__ import annotations

@@ -148,8 +148,9 @@ class TrainConfig(SharedRunFields):
             policy evaluated in batch. Fields marked (sb3) or (batched) apply to one trainer only.
         name: the config's name; run folders are ``<name>__s<seed>__<time>``.
         seed: seeds python, numpy, torch, the environments, the opponent draws and the bots.
-        total_timesteps: learner decisions to train on (SB3 "timesteps"; opponents' moves not counted;
-            in batched self-play every decision of a learner seat counts, whichever seat it is).
+        total_timesteps: moves of the learner's seats (SB3 "timesteps"; opponents' moves not counted;
+            batched: every move of any learner seat counts, forced ones included, though only moves
+            with a choice are trained on).
         rules: RuleConfig options (RULES.md); empty for the defaults. Checkpoints record them.
         reward_scale: money (in X) is multiplied by this to make the reward. Payouts are mostly a
             few X but a Sâm is ±20X per seat (a blocked one −60X), so 0.1 keeps typical returns near
@@ -181,7 +182,7 @@ class TrainConfig(SharedRunFields):
         vf_layers: hidden layer sizes of the value head (separate network, no shared layers).
         activation: ``tanh`` or ``relu``.
         opponents: the opponent mix (:class:`OpponentMix`); batched: ``self_play``, ``random`` and
-            ``heuristic`` (its decisions are Python, table by table: a small weight).
+            ``heuristic`` (compiled and batched: :class:`agents.batched_heuristic.BatchedHeuristic`).
         snapshot_every: steps between snapshots of the learner added to the self-play pool.
         pool_size: snapshots kept (the oldest is dropped).
         fixed_opponents: (batched) network bots (shipped names or checkpoint paths) that stay in the

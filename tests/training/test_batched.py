@@ -121,6 +121,18 @@ def test_the_batched_trainer_refuses_python_bots_as_opponents() -> None:
         config_from_dict({"trainer": "batched", "opponents": {"self_play": 1, "greedy": 1}})
 
 
+def test_a_rollout_stores_only_the_learners_moves_with_a_choice() -> None:
+    """Forced moves (one legal action) are played but not stored; they still count as learner steps."""
+    overrides = ["eval_every=0", "learner_share=0", "opponents={heuristic: 1.0}"]
+    trainer = BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", overrides))
+    stats = trainer.collector.collect()
+    buf = trainer.collector.buffer
+    assert 0 < buf.size < stats.learner_steps
+    assert (buf.mask[: buf.size].sum(axis=1) >= 2).all()
+    assert buf.mask[np.arange(buf.size), buf.action[: buf.size]].all()
+    trainer.learn(trainer.num_timesteps + 1)  # and the update trains on what was stored
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
 def test_a_rollout_and_an_update_on_cuda() -> None:
     config = load_config(ROOT / "configs" / "batched_smoke.yaml", ["device=cuda", "eval_every=0"])

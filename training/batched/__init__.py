@@ -1,4 +1,5 @@
-"""Self-play at batch speed: masked PPO on :class:`sam_env.VectorEnv` (``trainer: batched`` in a config).
+"""Masked PPO at batch speed on :class:`sam_env.VectorEnv` (``trainer: batched`` in a config): the
+learner's seats against snapshots of itself, fixed networks and compiled rule bots.
 
 * :mod:`.network` — the actor-critic, with SB3's tensor names (so checkpoints load everywhere);
 * :mod:`.rollout` — seats drawn per hand, batched inference, money credited to each seat's trajectory;

@@ -12,7 +12,9 @@ it). Money is credited per absolute seat at every
 step (``batch.rewards``: chop money of seats that did not act included) and is added to the reward
 of that seat's latest decision in the hand, so a decision's reward is the money its seat received
 until its next decision or the end of the hand. The hand's end closes every seat's trajectory.
-Money of instant-win deals settled while a table is re-dealt belongs to no decision and is left out.
+Money of instant-win deals settled while a table is re-dealt belongs to no decision and is left out,
+and so is money that reaches a seat before its first decision with a choice in a hand (a Sâm declared
+before its turn that it can never block, say): no choice of that seat could change it.
 """
 
 from __future__ import annotations
@@ -76,9 +78,8 @@ class RolloutStats:
     seconds: dict[str, float] = field(default_factory=lambda: {"env": 0.0, "inference": 0.0, "bookkeeping": 0.0})
     decisions: int = 0
     learner_steps: int = 0
-    """Moves of learner seats, forced ones included (what ``total_timesteps`` counts)."""
-    trained_steps: int = 0
-    """Learner moves with more than one legal action: the decisions stored and trained on."""
+    """Moves of learner seats, forced ones included (what ``total_timesteps`` counts); the decisions
+    stored and trained on are ``buffer.size`` (logged as ``train/samples``)."""
     metrics: list[tuple[int, ...]] = field(default_factory=list)
     """:func:`evaluation.stats.hand_metrics` of every learner seat in every hand that ended."""
 
@@ -268,7 +269,6 @@ class Collector:
             buf.size += rows.size
             stats.decisions += n
             stats.learner_steps += learner.size
-            stats.trained_steps += rows.size
             now = time.perf_counter()
             stats.seconds["bookkeeping"] += now - clock
             clock = now

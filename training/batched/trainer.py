@@ -188,8 +188,11 @@ class BatchedTrainer:
             clock = time.perf_counter()
             for group in self.optimizer.param_groups:
                 group["lr"] = self.learning_rate()
-            train_logs = update(
-                self.net, self.optimizer, self.collector.buffer, self.settings, self.device, self.generator
+            # A rollout in which no learner seat had a choice (a tiny run) has nothing to train on.
+            train_logs = (
+                update(self.net, self.optimizer, self.collector.buffer, self.settings, self.device, self.generator)
+                if self.collector.buffer.size >= 2
+                else {}
             )
             self.seconds["update"] += time.perf_counter() - clock
             self.n_updates += 1
