@@ -15,6 +15,8 @@ from policy_files import ROOT
 import sam_env
 from agents.ppo.checkpoint import load_policy
 from agents.registry import load_bot
+from evaluation.tournament import play_out
+from sam_env.core import SeatView
 
 pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed (pip install -e '.[rllib]')")
 
@@ -62,19 +64,17 @@ def test_the_exported_policy_loads_and_plays_50_hands_without_an_illegal_move(ru
     bots = [load_bot(str(path), seed=seat) for seat in range(4)]
     env = sam_env.env()  # the engine raises IllegalMoveError on any illegal move
     decisions = 0
+
+    def choose(seat: int, observation: dict, view: SeatView) -> int:
+        nonlocal decisions
+        action = bots[seat].act(observation, view)
+        assert observation["action_mask"][action] == 1
+        decisions += 1
+        return action
+
     for hand in range(50):
         env.reset(seed=hand)
-        raw = env.unwrapped
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            action = bots[raw.seat_of(agent)].act(observation, raw.seat_view(agent))
-            assert observation["action_mask"][action] == 1
-            env.step(action)
-            decisions += 1
-        assert raw.result is not None
+        assert play_out(env, choose) is not None
     assert decisions > 50 * 4
 
 
