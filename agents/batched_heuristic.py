@@ -9,9 +9,9 @@ with numba kernels, for every table of a batch in one call: it is a *batched pol
 
 It is a line-by-line port of :mod:`agents.heuristic_bot` and :mod:`agents.hand_analysis`, down to
 their tie-breaking (first of equals in the Python iteration order), reading the seat's view from
-its observation vector (:func:`sam_env.encoding.observation_layout`; the observer is relative seat 0,
-and suits do not matter to the bot). The hand analysis
-it needs is in :mod:`agents.hand_kernels` (hands as packed rank counts, memoised best splits).
+its observation vector (at the block offsets of :func:`sam_env.vector.tables.observation_offsets`,
+the compiled encoder's; the observer is relative seat 0, and suits do not matter to the bot). The
+hand analysis it needs is in :mod:`agents.hand_kernels` (packed rank counts, memoised best splits).
 ``tests/agents/test_batched_heuristic.py`` checks that it makes HeuristicBot's move at every
 decision of many hands, over random rule configurations.
 """
@@ -26,7 +26,19 @@ from sam_env.core import N_COMBOS, Kind, Phase, RuleConfig
 from sam_env.core.cards import N_RANKS
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM, PASS
 from sam_env.core.rules import CARDS_PER_HAND
-from sam_env.encoding import observation_layout
+from sam_env.vector.tables import (
+    O_CARDS_LEFT,
+    O_HAND,
+    O_OUT,
+    O_PASSED,
+    O_PHASE,
+    O_RESPONSIBLE,
+    O_SAM_DECLARER,
+    O_SIZE,
+    O_TABLE_PLAY,
+    O_UNSEEN,
+    observation_offsets,
+)
 
 from .hand_kernels import (
     beatable,
@@ -43,16 +55,6 @@ from .heuristic_bot import CONTEST_CARDS, CRITICAL_CARDS, FOLLOW_GAIN
 
 SINGLE, QUAD, DOUBLE_QUAD = int(Kind.SINGLE), int(Kind.QUAD), int(Kind.DOUBLE_QUAD)
 N_PHASES, SAM_DECISION = len(Phase), int(Phase.SAM_DECISION)
-
-
-def _layout(n_players: int) -> np.ndarray:
-    """Start of each observation block the kernels read, and the seat count (see ``_decide``)."""
-    start, at = 0, {}
-    for name, size in observation_layout(n_players):
-        at[name] = start
-        start += size
-    names = ("hand", "unseen", "cards_left", "table_play", "passed", "out", "sam_declarer", "phase", "responsible")
-    return np.array([at[n] for n in names] + [n_players], dtype=np.int64)
 
 
 # ---------------------------------------------------------------- decisions
@@ -212,12 +214,12 @@ def _follow(code, unseen, mask, responsible, table, opponents, answering, T, mem
 @njit(cache=True)
 def _decide(obs: np.ndarray, mask: np.ndarray, L: np.ndarray, T: tuple, memo_cost: Dict, memo_first: Dict) -> int:
     """HeuristicBot.act for the seat whose observation is ``obs`` (it is relative seat 0)."""
-    n_players = L[9]
-    code, unseen = read_code(obs, L[0]), read_code(obs, L[1])
-    phase = np.argmax(obs[L[7] : L[7] + N_PHASES])
+    n_players = L[O_OUT] - L[O_PASSED]
+    code, unseen = read_code(obs, L[O_HAND]), read_code(obs, L[O_UNSEEN])
+    phase = np.argmax(obs[L[O_PHASE] : L[O_PHASE] + N_PHASES])
     declarer = -1
     for s in range(n_players):
-        if obs[L[6] + s] > 0.5:
+        if obs[L[O_SAM_DECLARER] + s] > 0.5:
             declarer = s
             break
     if phase == SAM_DECISION:
@@ -237,19 +239,21 @@ def _decide(obs: np.ndarray, mask: np.ndarray, L: np.ndarray, T: tuple, memo_cos
     answering = np.empty(n_players - 1, dtype=np.int64)
     n_opp = n_ans = 0
     for s in range(1, n_players):
-        if obs[L[5] + s] < 0.5:
-            left = np.argmax(obs[L[2] + s * (CARDS_PER_HAND + 1) : L[2] + (s + 1) * (CARDS_PER_HAND + 1)])
+        if obs[L[O_OUT] + s] < 0.5:
+            left = np.argmax(
+                obs[L[O_CARDS_LEFT] + s * (CARDS_PER_HAND + 1) : L[O_CARDS_LEFT] + (s + 1) * (CARDS_PER_HAND + 1)]
+            )
             opponents[n_opp] = left
             n_opp += 1
-            if obs[L[4] + s] < 0.5:
+            if obs[L[O_PASSED] + s] < 0.5:
                 answering[n_ans] = left
                 n_ans += 1
     table = -1
     for a in range(mask.size):
-        if obs[L[3] + a] > 0.5:
+        if obs[L[O_TABLE_PLAY] + a] > 0.5:
             table = a
             break
-    responsible = obs[L[8]] > 0.5
+    responsible = obs[L[O_RESPONSIBLE]] > 0.5
     if table < 0:
         plays = _allowed_plays(mask, code, responsible, T)
         return _lead(code, unseen, plays, opponents[:n_opp], T, memo_cost, memo_first)
@@ -283,8 +287,8 @@ class BatchedHeuristic:
 
     def __init__(self, rules: RuleConfig | None = None) -> None:
         self.rules = rules or RuleConfig()
-        self._layout = _layout(self.rules.n_players)
-        self._obs_size = sum(size for _, size in observation_layout(self.rules.n_players))
+        self._layout = observation_offsets(self.rules.n_players)
+        self._obs_size = int(self._layout[O_SIZE])
         self._tables = combo_tables(self.rules)
         self._memo_cost = Dict.empty(key_type=types.int64, value_type=types.float64)
         self._memo_first = Dict.empty(key_type=types.int64, value_type=types.int64)
