@@ -31,6 +31,7 @@ BATCHED_OPPONENTS = ("self_play", "random", "heuristic")
 """The opponents the batched trainer can seat: networks and random in batch; the heuristic bot
 (Python, one table at a time) reads its view from the observation — keep its weight small."""
 DEVICES = ("cpu", "cuda", "auto")
+CRITICS = ("observation", "oracle")
 
 
 class ConfigError(ValueError):
@@ -163,6 +164,12 @@ class TrainConfig(SharedRunFields):
         learner_share: (batched) chance that a seat is the learner's for a hand (at least one seat
             per table always is); the other seats are drawn from ``opponents``.
         device: (batched) ``cpu``, ``cuda`` or ``auto`` (cuda when available) for the networks.
+        critic: (batched) what the value estimates behind the advantages see. ``observation``: the
+            seat's observation (SB3's critic). ``oracle``: the observation and the other seats'
+            hands (a perfect-information critic, training only, as PerfectDou's): most of a hand's
+            money is decided by the deal, and a critic that sees the deal takes that luck out of
+            the advantages. The policy still sees only its observation, and the observation critic
+            is trained beside it so that the saved policy stays a complete SB3 actor-critic.
         torch_threads: threads torch may use for the network (the machine's other cores run opponents).
         learning_rate: Adam step size at the start.
         learning_rate_end: if set, the step size decays linearly to this value at ``total_timesteps``
@@ -213,6 +220,7 @@ class TrainConfig(SharedRunFields):
     num_tables: int = 512
     learner_share: float = 1.0
     device: str = "cpu"
+    critic: str = "observation"
     torch_threads: int = 1
     learning_rate: float = 3e-4
     learning_rate_end: float | None = None
@@ -249,6 +257,7 @@ class TrainConfig(SharedRunFields):
         self.check_shared_fields()
         require_field("trainer", self.trainer, self.trainer in TRAINERS, f"one of {list(TRAINERS)}")
         require_field("device", self.device, self.device in DEVICES, f"one of {list(DEVICES)}")
+        require_field("critic", self.critic, self.critic in CRITICS, f"one of {list(CRITICS)}")
         share = self.learner_share
         require_field("learner_share", share, _is_number(share) and 0 <= share <= 1, "a number in [0, 1]")
         positive_ints = ("n_envs", "num_tables", "n_steps", "batch_size")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from numba import njit, prange
 
 from .deal import deal_until_playable, random_deal, start_dealt_hand
-from .encode import observation_into, state_into
+from .encode import hidden_hands_into, observation_into, state_into
 from .play import legal_mask_into, step_table
 from .tables import (
     DEALT,
@@ -128,6 +128,12 @@ def outputs(b, rp, answers, off, obs, mask, seat_out):
 def observe_seats(b, rp, off, seats, out):
     for t in range(seats.shape[0]):
         observation_into(b.tab, b.seats, t, seats[t], rp, off, out[t])
+
+
+@njit(cache=True)
+def hidden_hands(b, rp, seats, out):
+    for t in range(seats.shape[0]):
+        hidden_hands_into(b.seats, t, seats[t], rp[RP_N], out[t])
 
 
 @njit(cache=True)

@@ -120,6 +120,15 @@ def observation_into(tab, seats, t, seat, rp, off, out):
         out[off[O_RESPONSIBLE]] = 1.0
 
 
+@njit(cache=True, inline="always")
+def hidden_hands_into(seats, t, seat, n, out):
+    """The hands ``seat`` cannot see (unary), rows in turn order after it: what an oracle critic adds."""
+    out[:] = 0.0
+    for k in range(1, n):
+        s = seat + k - n if seat + k >= n else seat + k
+        set_unary(out, UNARY_BITS * (k - 1), seats[t, s, UNARY])
+
+
 @njit(cache=True)
 def state_into(tab, seats, t, rp, off, out):
     """The perfect-information state of table ``t`` (:meth:`sam_env.encoding.Encoder.state`)."""

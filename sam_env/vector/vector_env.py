@@ -26,6 +26,7 @@ from ..core.rules import RuleConfig
 from . import batch as kernels
 from .cache import drop_stale_cache
 from .deal import deal_pending
+from .encode import UNARY_BITS
 from .results import FinishedHand, finished_hands, transfers
 from .tables import (
     DEALT,
@@ -110,6 +111,7 @@ class VectorEnv:
         self._state_off = state_offsets(self.n_players)
         self.observation_size = int(self._obs_off[-1])
         self.state_size = int(self._state_off[-1])
+        self.hidden_size = (self.n_players - 1) * UNARY_BITS
         self.action_count = N_COMBOS
         self._b = allocate(self.num_tables, self.n_players, self.result_slots)
         n = self.num_tables
@@ -184,14 +186,19 @@ class VectorEnv:
     def observe(self, seats: int | np.ndarray | Sequence[int], out: np.ndarray | None = None) -> np.ndarray:
         """``float32[N, obs_dim]``: the observation of ``seats`` (one seat for all tables, or one per
         table) — for centralized critics and opponents. Written into ``out`` when given."""
-        seat_arr = np.asarray(seats)
-        if seat_arr.shape not in ((), (self.num_tables,)):
-            raise ValueError(f"seats must be one seat or one per table ({self.num_tables}), got shape {seat_arr.shape}")
-        seat_arr = np.broadcast_to(seat_arr, (self.num_tables,))
-        if seat_arr.dtype.kind not in "iu" or np.any((seat_arr < 0) | (seat_arr >= self.n_players)):
-            raise ValueError(f"seats must be seat numbers in 0..{self.n_players - 1}, got {seats!r}")
+        seat_arr = self._checked_seats(seats)
         out = self._out_array(out, (self.num_tables, self.observation_size), "out")
-        kernels.observe_seats(self._b, self._rp, self._obs_off, np.ascontiguousarray(seat_arr, np.int64), out)
+        kernels.observe_seats(self._b, self._rp, self._obs_off, seat_arr, out)
+        return out
+
+    def hidden_hands(self, seats: int | np.ndarray | Sequence[int], out: np.ndarray | None = None) -> np.ndarray:
+        """``float32[N, (n_players - 1) * 52]``: the other seats' current hands as seen from ``seats`` (one
+        seat for all tables, or one per table), rank counts in unary as in the observation's ``hand``
+        block, rows in turn order after the seat. Perfect information, for oracle critics
+        (``training.batched``): with the seat's observation it is everything the table holds."""
+        seat_arr = self._checked_seats(seats)
+        out = self._out_array(out, (self.num_tables, self.hidden_size), "out")
+        kernels.hidden_hands(self._b, self._rp, seat_arr, out)
         return out
 
     def state(self, out: np.ndarray | None = None) -> np.ndarray:
@@ -293,6 +300,16 @@ class VectorEnv:
         if isinstance(table, bool) or not isinstance(table, (int, np.integer)) or not 0 <= table < self.num_tables:
             raise ValueError(f"table must be an int in 0..{self.num_tables - 1}, got {table!r}")
         return int(table)
+
+    def _checked_seats(self, seats: int | np.ndarray | Sequence[int]) -> np.ndarray:
+        """``int64[N]``: one seat or one per table, checked."""
+        seat_arr = np.asarray(seats)
+        if seat_arr.shape not in ((), (self.num_tables,)):
+            raise ValueError(f"seats must be one seat or one per table ({self.num_tables}), got shape {seat_arr.shape}")
+        seat_arr = np.broadcast_to(seat_arr, (self.num_tables,))
+        if seat_arr.dtype.kind not in "iu" or np.any((seat_arr < 0) | (seat_arr >= self.n_players)):
+            raise ValueError(f"seats must be seat numbers in 0..{self.n_players - 1}, got {seats!r}")
+        return np.ascontiguousarray(seat_arr, np.int64)
 
     def _out_array(self, out: np.ndarray | None, shape: tuple[int, int], name: str) -> np.ndarray:
         if out is None:

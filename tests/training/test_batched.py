@@ -20,7 +20,7 @@ from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 from sam_env.core.combos import combo_index
 from training.batched.ppo import advantages
 from training.batched.rollout import RolloutBuffer, SeatTrajectories
-from training.batched.state import restore_batched
+from training.batched.state import restore_batched, save_batched_checkpoint
 from training.batched.trainer import BatchedTrainer
 from training.config import ConfigError, config_from_dict, load_config
 from training.curves import evaluation_series, plot_bot_curves
@@ -133,9 +133,48 @@ def test_a_rollout_stores_only_the_learners_moves_with_a_choice() -> None:
     trainer.learn(trainer.num_timesteps + 1)  # and the update trains on what was stored
 
 
+def test_the_oracle_critic_starts_as_the_observation_critic_and_learns_from_the_hidden_hands() -> None:
+    overrides = ["eval_every=0", "critic=oracle", "learner_share=0", "opponents={heuristic: 1.0}"]
+    trainer = BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", overrides))
+    venv, oracle = trainer.venv, trainer.oracle
+    obs, hidden = torch.from_numpy(venv.observe(0)), torch.from_numpy(venv.hidden_hands(0))
+    with torch.no_grad():
+        np.testing.assert_allclose(oracle(obs, hidden).numpy(), trainer.net.value(obs).numpy(), rtol=1e-5, atol=1e-6)
+    trainer.learn(trainer.num_timesteps + 1)
+    buf = trainer.collector.buffer
+    assert buf.hidden.shape[1] == venv.hidden_size and buf.hidden[: buf.size].any()
+    first = oracle.body[0].weight[:, venv.observation_size :]
+    assert first.abs().sum() > 0, "the hidden hands' weights moved off zero"
+    with torch.no_grad():  # the two critics now differ, and both were trained
+        assert not torch.allclose(oracle(obs, hidden), trainer.net.value(obs))
+
+
+def test_an_oracle_run_saves_its_critic_and_resumes_only_with_it(tmp_path: Path) -> None:
+    config = load_config(ROOT / "configs" / "batched_smoke.yaml", ["eval_every=0", "critic=oracle"])
+    trainer = BatchedTrainer(config)
+    trainer.learn(1000)
+    save_batched_checkpoint(tmp_path, trainer, "oracle_run")
+    state = json.loads((tmp_path / "trainer.json").read_text())
+    resumed = BatchedTrainer(config, start_step=trainer.num_timesteps)
+    restore_batched(tmp_path, state, resumed)
+    for key, value in trainer.oracle.tensors().items():
+        np.testing.assert_array_equal(resumed.oracle.tensors()[key], value)
+    assert len(resumed.optimizer.state_dict()["state"]) == len(list(resumed.optimizer.param_groups[0]["params"]))
+    without = BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", ["eval_every=0"]))
+    with pytest.raises(ConfigError, match="trained with critic: oracle, but the config says critic: observation"):
+        restore_batched(tmp_path, state, without)
+    assert load_policy(tmp_path / "policy.json").tensors.keys() == trainer.net.tensors().keys()
+
+
+def test_a_bad_critic_is_refused_naming_the_choices() -> None:
+    with pytest.raises(ConfigError, match=r"critic.*'seer'.*one of \['observation', 'oracle'\]"):
+        config_from_dict({"trainer": "batched", "critic": "seer"})
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
-def test_a_rollout_and_an_update_on_cuda() -> None:
-    config = load_config(ROOT / "configs" / "batched_smoke.yaml", ["device=cuda", "eval_every=0"])
+@pytest.mark.parametrize("critic", ["observation", "oracle"])
+def test_a_rollout_and_an_update_on_cuda(critic: str) -> None:
+    config = load_config(ROOT / "configs" / "batched_smoke.yaml", ["device=cuda", "eval_every=0", f"critic={critic}"])
     trainer = BatchedTrainer(config)
     trainer.learn(500)
     assert trainer.num_timesteps >= 500 and next(trainer.net.parameters()).is_cuda

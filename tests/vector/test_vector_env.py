@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from env.env_helpers import FOUR_TWOS_DEAL
 
 from sam_env import RuleConfig, VectorEnv, env
 from sam_env.core import EndReason, Reason
 from sam_env.encoding import observation_size, state_layout
 from sam_env.vector.reference_check import ShadowTables, random_actions
+from sam_env.vector.tables import O_HAND, observation_offsets
 
 N_ACTIONS = 201
 
@@ -123,6 +125,25 @@ def test_observe_any_seat_and_into_a_given_buffer() -> None:
     out = np.empty((4, venv.observation_size), dtype=np.float32)
     assert venv.observe(0, out=out) is out
     assert not np.array_equal(venv.observe(0), venv.observe(1))
+
+
+@pytest.mark.parametrize("n_players", [2, 3, 4, 5])
+def test_hidden_hands_are_the_other_seats_hand_blocks_in_turn_order(n_players: int) -> None:
+    """Row k of a seat's hidden hands is the observation's own ``hand`` block of the seat k places on."""
+    venv = VectorEnv(16, RuleConfig(n_players=n_players), seed=5)
+    batch = venv.reset()
+    at = observation_offsets(n_players)[O_HAND]
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        seats = batch.current_seat.copy()
+        hidden = venv.hidden_hands(seats)
+        assert hidden.shape == (16, (n_players - 1) * 52) and venv.hidden_size == hidden.shape[1]
+        for k in range(1, n_players):
+            theirs = venv.observe((seats + k) % n_players)[:, at : at + 52]
+            np.testing.assert_array_equal(hidden[:, 52 * (k - 1) : 52 * k], theirs)
+        batch = venv.step(random_actions(rng, batch.action_mask))
+    with pytest.raises(ValueError, match=r"seats must be seat numbers in 0\.\.%d" % (n_players - 1)):
+        venv.hidden_hands(n_players)
 
 
 def test_spilled_results_when_more_hands_end_than_one_table_can_hold() -> None:

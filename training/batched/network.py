@@ -78,6 +78,43 @@ class ActorCritic(nn.Module):
         self.load_state_dict({k: torch.from_numpy(np.array(v)).to(device) for k, v in tensors.items()})
 
 
+class OracleCritic(nn.Module):
+    """A value head that sees the seat's observation and the hands hidden from it (``config.critic: oracle``).
+
+    Training only: advantages need the value of a state, not of what one seat knows of it, and in a
+    card game most of a hand's money is the deal's luck, which this critic can see and take out.
+    The policy it trains never sees the hidden hands. It starts as a copy of the network's
+    observation critic whose first layer gives the hidden hands zero weight, so it predicts what
+    that critic predicts until it learns better (a bot fine-tuned with ``init_from`` keeps a
+    trained critic from its first update).
+    """
+
+    def __init__(self, net: ActorCritic, hidden_size: int) -> None:
+        super().__init__()
+        arch = net.arch
+        obs_size = net.mlp_extractor.value_net[0].in_features
+        self.body = _head(arch.vf, obs_size + hidden_size, arch.activation)
+        self.head = nn.Linear(arch.vf[-1], 1)
+        self.copy_observation_critic(net)
+
+    @torch.no_grad()
+    def copy_observation_critic(self, net: ActorCritic) -> None:
+        """Become ``net``'s observation critic, the hidden hands weighted zero."""
+        source = net.mlp_extractor.value_net
+        for mine, theirs in zip(self.body, source, strict=True):
+            if isinstance(mine, nn.Linear):
+                mine.weight.zero_()
+                mine.weight[:, : theirs.in_features].copy_(theirs.weight)
+                mine.bias.copy_(theirs.bias)
+        self.head.load_state_dict(net.value_net.state_dict())
+
+    def forward(self, obs: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+        return self.head(self.body(torch.cat([obs, hidden], dim=-1))).squeeze(-1)
+
+    def tensors(self) -> dict[str, np.ndarray]:
+        return {k: v.detach().cpu().numpy().astype(np.float32, copy=True) for k, v in self.state_dict().items()}
+
+
 class FrozenActor(nn.Module):
     """The actor of a checkpoint, for opponents: logits only, no gradients, on the trainer's device."""
 

@@ -3,6 +3,8 @@
 The update is SB3's MaskablePPO update (clipped surrogate, unclipped value loss, entropy of the
 masked distribution, advantages normalized per minibatch, gradient-norm clipping, optional KL stop),
 written out over one flat rollout so that every seat's decisions, from every table, share one network.
+With an oracle critic (:class:`.network.OracleCritic`) the advantages come from it and the value loss
+is the sum of its loss and the observation critic's, both fitted to the same returns.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import numpy as np
 import torch
 from numba import njit
 
-from .network import ActorCritic, masked
+from .network import ActorCritic, OracleCritic, masked
 from .rollout import RolloutBuffer
 
 
@@ -61,12 +63,18 @@ def update(
     settings: PPOSettings,
     device: torch.device,
     generator: np.random.Generator,
+    oracle: OracleCritic | None = None,
 ) -> dict[str, float]:
-    """Run the PPO epochs on the rollout; return the logged statistics (SB3's ``train/…`` names)."""
+    """Run the PPO epochs on the rollout; return the logged statistics (SB3's ``train/…`` names).
+
+    ``optimizer`` holds the parameters of ``net`` and of ``oracle`` when there is one.
+    """
     n = buf.size
     adv_np = advantages(buf, settings.gamma, settings.gae_lambda)
     returns_np = adv_np + buf.value[:n]
     obs = torch.from_numpy(buf.obs[:n]).to(device)
+    hidden = torch.from_numpy(buf.hidden[:n]).to(device)
+    parameters = [*net.parameters(), *(oracle.parameters() if oracle is not None else ())]
     mask = torch.from_numpy(buf.mask[:n]).to(device)
     actions = torch.from_numpy(buf.action[:n]).to(device)
     old_log_prob = torch.from_numpy(buf.log_prob[:n]).to(device)
@@ -74,6 +82,8 @@ def update(
     returns = torch.from_numpy(returns_np).to(device)
     logs: dict[str, list[float]] = {k: [] for k in ("policy_gradient_loss", "value_loss", "entropy_loss")}
     logs.update(approx_kl=[], clip_fraction=[])
+    if oracle is not None:
+        logs["observation_value_loss"] = []
     stopped = False
     for _ in range(settings.n_epochs):
         order = torch.from_numpy(generator.permutation(n)).to(device)
@@ -89,7 +99,11 @@ def update(
             ratio = torch.exp(log_prob - old_log_prob[idx])
             surrogate = torch.min(adv * ratio, adv * ratio.clamp(1 - settings.clip_range, 1 + settings.clip_range))
             policy_loss = -surrogate.mean()
-            value_loss = torch.nn.functional.mse_loss(net.value(obs[idx]), returns[idx])
+            value_loss = critic_loss = torch.nn.functional.mse_loss(net.value(obs[idx]), returns[idx])
+            if oracle is not None:
+                logs["observation_value_loss"].append(value_loss.item())
+                critic_loss = torch.nn.functional.mse_loss(oracle(obs[idx], hidden[idx]), returns[idx])
+                value_loss = value_loss + critic_loss
             entropy_loss = -entropy.mean()
             loss = policy_loss + settings.ent_coef * entropy_loss + settings.vf_coef * value_loss
             with torch.no_grad():
@@ -97,7 +111,7 @@ def update(
                 approx_kl = float(((ratio - 1) - log_ratio).mean())
                 logs["clip_fraction"].append(float(((ratio - 1).abs() > settings.clip_range).float().mean()))
             logs["policy_gradient_loss"].append(policy_loss.item())
-            logs["value_loss"].append(value_loss.item())
+            logs["value_loss"].append(critic_loss.item())
             logs["entropy_loss"].append(entropy_loss.item())
             logs["approx_kl"].append(approx_kl)
             if settings.target_kl is not None and approx_kl > 1.5 * settings.target_kl:
@@ -105,7 +119,7 @@ def update(
                 break
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), settings.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(parameters, settings.max_grad_norm)
             optimizer.step()
         if stopped:
             break

@@ -30,7 +30,7 @@ from evaluation.stats import hand_metrics
 from sam_env import N_ACTIONS, VectorEnv
 from sam_env.vector.batch import pick_legal
 
-from .network import ActorCritic, FrozenActor, sample
+from .network import ActorCritic, FrozenActor, OracleCritic, sample
 
 LEARNER = -1
 RANDOM = -2
@@ -43,9 +43,11 @@ class RolloutBuffer:
     """The learner's decisions of one rollout, in the order they were taken (a trajectory's next
     decision always comes later). ``next[i]``: the position of the same seat's next decision in the
     hand, ``-1`` if none in this rollout; ``boot[i]``: the value estimate a trajectory cut by the end
-    of the rollout continues with."""
+    of the rollout continues with; ``hidden[i]``: the other seats' hands, for an oracle critic (no
+    columns without one)."""
 
     obs: np.ndarray
+    hidden: np.ndarray
     mask: np.ndarray
     action: np.ndarray
     log_prob: np.ndarray
@@ -57,9 +59,10 @@ class RolloutBuffer:
     size: int = 0
 
     @classmethod
-    def allocate(cls, capacity: int, obs_size: int, n_actions: int) -> RolloutBuffer:
+    def allocate(cls, capacity: int, obs_size: int, n_actions: int, hidden_size: int = 0) -> RolloutBuffer:
         return cls(
             obs=np.zeros((capacity, obs_size), dtype=np.float32),
+            hidden=np.zeros((capacity, hidden_size), dtype=np.float32),
             mask=np.zeros((capacity, n_actions), dtype=bool),
             action=np.zeros(capacity, dtype=np.int64),
             log_prob=np.zeros(capacity, dtype=np.float32),
@@ -186,7 +189,8 @@ class Collector:
     """Plays ``steps`` table steps of every table and fills a :class:`RolloutBuffer` with the learner's decisions.
 
     Tables keep playing across rollouts (a hand cut by the end of a rollout goes on in the next one;
-    its open trajectories are closed with the critic's estimate, :attr:`RolloutBuffer.boot`).
+    its open trajectories are closed with the critic's estimate, :attr:`RolloutBuffer.boot`). With
+    an ``oracle`` critic the value estimates come from it, and the buffer keeps the hidden hands.
     """
 
     def __init__(
@@ -199,15 +203,18 @@ class Collector:
         device: torch.device,
         deterministic_opponents: bool = False,
         seed: int = 0,
+        oracle: OracleCritic | None = None,
     ) -> None:
         self.venv, self.seating, self.net, self.steps = venv, seating, net, steps
+        self.oracle = oracle
         self.reward_scale = reward_scale
         self.device = device
         self.deterministic_opponents = deterministic_opponents
         self.rng = np.random.default_rng(seed)
         self.heuristic = BatchedHeuristic(venv.rules)
         n = venv.num_tables
-        self.buffer = RolloutBuffer.allocate(steps * n, venv.observation_size, N_ACTIONS)
+        hidden_size = venv.hidden_size if oracle is not None else 0
+        self.buffer = RolloutBuffer.allocate(steps * n, venv.observation_size, N_ACTIONS, hidden_size)
         self.trajectories = SeatTrajectories(self.buffer, n, venv.n_players)
         self.batch = venv.reset()
         seating.draw(np.arange(n))
@@ -236,6 +243,8 @@ class Collector:
             pos = np.arange(buf.size, buf.size + rows.size)
             buf.obs[pos] = batch.observation[rows]
             buf.mask[pos] = batch.action_mask[rows]
+            if self.oracle is not None:
+                buf.hidden[pos] = self.venv.hidden_hands(seat)[rows]
             now = time.perf_counter()
             stats.seconds["bookkeeping"] += now - clock
             clock = now
@@ -243,7 +252,7 @@ class Collector:
                 obs = torch.from_numpy(buf.obs[buf.size : buf.size + rows.size]).to(self.device)
                 mask = torch.from_numpy(buf.mask[buf.size : buf.size + rows.size]).to(self.device)
                 act, log_prob = sample(self.net.logits(obs), mask)
-                buf.value[pos] = self.net.value(obs).cpu().numpy()
+                buf.value[pos] = self._value(obs, buf.hidden[pos]).cpu().numpy()
                 buf.action[pos] = act.cpu().numpy()
                 buf.log_prob[pos] = log_prob.cpu().numpy()
                 actions[rows] = buf.action[pos]
@@ -296,12 +305,19 @@ class Collector:
         self.trajectories.credit(money * self.reward_scale, ended)
         self.seating.draw(ended)
 
+    def _value(self, obs: torch.Tensor, hidden: np.ndarray) -> torch.Tensor:
+        """The critic's estimates: the oracle's (from the hidden hands too), else the observation critic's."""
+        if self.oracle is None:
+            return self.net.value(obs)
+        return self.oracle(obs, torch.from_numpy(hidden).to(self.device))
+
     def _bootstrap(self) -> None:
-        """Value estimates for trajectories the end of the rollout cut, from each seat's own observation."""
+        """Value estimates for trajectories the end of the rollout cut, from each seat's own view of its table."""
         with torch.inference_mode():
             last = self.trajectories.last
             for p in range(self.venv.n_players):
                 rows = np.flatnonzero(last[:, p] >= 0)
                 if rows.size:
                     obs = torch.from_numpy(self.venv.observe(p)[rows]).to(self.device)
-                    self.buffer.boot[last[rows, p]] = self.net.value(obs).cpu().numpy()
+                    hidden = self.venv.hidden_hands(p)[rows] if self.oracle is not None else self.buffer.hidden[:0]
+                    self.buffer.boot[last[rows, p]] = self._value(obs, hidden).cpu().numpy()

@@ -1,7 +1,7 @@
 """Checkpoints of a batched run: the same folder layout as the SB3 path's (``training.checkpoints``).
 
-``policy.*`` is what bots load; ``trainer.safetensors`` holds the optimizer moments and the pool's
-weights, ``trainer.json`` the step count, update count, pool steps and evaluation history. The
+``policy.*`` is what bots load; ``trainer.safetensors`` holds the optimizer moments, the pool's
+weights and the oracle critic's (``critic: oracle``), ``trainer.json`` the step count, update count, pool steps and evaluation history. The
 tables' deals and draws are not saved: a resumed run seeds them from ``(seed, step)`` (as the SB3
 path seeds its environments), so it plays fresh hands rather than repeating the ones before.
 Nothing is pickled.
@@ -24,6 +24,9 @@ from agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata
 from ..config import ConfigError
 from .trainer import BatchedTrainer
 
+ORACLE = "oracle."
+"""Prefix of the oracle critic's tensors in ``trainer.safetensors``."""
+
 
 def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str) -> Path:
     """Write policy, trainer state and config into ``folder``; return the policy's JSON path."""
@@ -36,6 +39,9 @@ def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str
     for index, state in optimizer["state"].items():
         for key, value in state.items():
             tensors[f"optimizer.{index}.{key}"] = value.detach().cpu().clone()
+    if trainer.oracle is not None:
+        for key, value in trainer.oracle.tensors().items():
+            tensors[f"{ORACLE}{key}"] = torch.from_numpy(value)
     for i, (_, snap) in enumerate(trainer.pool):
         for key, value in snap.tensors.items():
             tensors[f"pool.{i}.{key}"] = torch.from_numpy(value.copy())
@@ -67,6 +73,14 @@ def restore_batched(folder: Path, state: Mapping[str, Any], trainer: BatchedTrai
     except (OSError, SafetensorError) as err:
         raise ConfigError(f"{folder}: cannot read trainer.safetensors to resume: {err}") from None
     trainer.net.load_tensors(policy.tensors)
+    oracle = {k[len(ORACLE) :]: v for k, v in tensors.items() if k.startswith(ORACLE)}
+    if bool(oracle) != (trainer.oracle is not None):
+        raise ConfigError(
+            f"{folder}: trained with critic: {'oracle' if oracle else 'observation'}, but the config says "
+            f"critic: {config.critic}; resume with the critic it was trained with"
+        )
+    if trainer.oracle is not None:
+        trainer.oracle.load_state_dict({k: v.to(trainer.device) for k, v in oracle.items()})
     optimizer_state: dict[int, dict[str, torch.Tensor]] = {}
     for key, value in tensors.items():
         if key.startswith("optimizer."):

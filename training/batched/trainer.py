@@ -26,7 +26,7 @@ from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 from ..config import ConfigError, TrainConfig
 from ..evaluate import evaluate
-from .network import ActorCritic, FrozenActor
+from .network import ActorCritic, FrozenActor, OracleCritic
 from .ppo import PPOSettings, update
 from .rollout import Collector, Seating
 
@@ -77,7 +77,6 @@ class BatchedTrainer:
         torch.manual_seed(int(seeds[0].generate_state(1)[0]))
         self.venv = VectorEnv(config.num_tables, rules, seed=int(seeds[1].generate_state(1)[0]))
         self.net = ActorCritic(config.arch, self.venv.observation_size, N_ACTIONS).to(self.device)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
         self.seating = Seating(
             config.num_tables,
             rules.n_players,
@@ -97,6 +96,12 @@ class BatchedTrainer:
             if start.arch != config.arch:
                 raise ConfigError(f"init_from: {config.init_from!r} has layers {start.arch}, the config {config.arch}")
             self.net.load_tensors(start.tensors)
+        self.oracle = (
+            OracleCritic(self.net, self.venv.hidden_size).to(self.device) if config.critic == "oracle" else None
+        )
+        """The perfect-information critic (``critic: oracle``), built from the starting network's critic."""
+        parameters = [*self.net.parameters(), *(self.oracle.parameters() if self.oracle is not None else ())]
+        self.optimizer = torch.optim.Adam(parameters, lr=config.learning_rate, eps=1e-5)
         self.collector = Collector(
             self.venv,
             self.seating,
@@ -106,6 +111,7 @@ class BatchedTrainer:
             self.device,
             config.snapshot_deterministic,
             seed=int(seeds[3].generate_state(1)[0]),
+            oracle=self.oracle,
         )
         self.generator = np.random.default_rng(seeds[3].spawn(1)[0])
         self.settings = PPOSettings(
@@ -190,7 +196,15 @@ class BatchedTrainer:
                 group["lr"] = self.learning_rate()
             # A rollout in which no learner seat had a choice (a tiny run) has nothing to train on.
             train_logs = (
-                update(self.net, self.optimizer, self.collector.buffer, self.settings, self.device, self.generator)
+                update(
+                    self.net,
+                    self.optimizer,
+                    self.collector.buffer,
+                    self.settings,
+                    self.device,
+                    self.generator,
+                    self.oracle,
+                )
                 if self.collector.buffer.size >= 2
                 else {}
             )
