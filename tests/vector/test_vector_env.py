@@ -142,7 +142,7 @@ def test_hidden_hands_are_the_other_seats_hand_blocks_in_turn_order(n_players: i
             theirs = venv.observe((seats + k) % n_players)[:, at : at + 52]
             np.testing.assert_array_equal(hidden[:, 52 * (k - 1) : 52 * k], theirs)
         batch = venv.step(random_actions(rng, batch.action_mask))
-    with pytest.raises(ValueError, match=r"seats must be seat numbers in 0\.\.%d" % (n_players - 1)):
+    with pytest.raises(ValueError, match=rf"seats must be seat numbers in 0\.\.{n_players - 1}"):
         venv.hidden_hands(n_players)
 
 

@@ -1,8 +1,8 @@
 """Checkpoints of a batched run: the same folder layout as the SB3 path's (``training.checkpoints``).
 
 ``policy.*`` is what bots load; ``trainer.safetensors`` holds the optimizer moments, the pool's
-weights and the oracle critic's (``critic: oracle``), ``trainer.json`` the step count, update count, pool steps and evaluation history. The
-tables' deals and draws are not saved: a resumed run seeds them from ``(seed, step)`` (as the SB3
+weights and the oracle critic's (``critic: oracle``), ``trainer.json`` the step count, update
+count, pool steps and evaluation history. The tables' deals and draws are not saved: a resumed run seeds them from ``(seed, step)`` (as the SB3
 path seeds its environments), so it plays fresh hands rather than repeating the ones before.
 Nothing is pickled.
 """
