@@ -2,9 +2,9 @@
 
 ``policy.*`` is what bots load; ``trainer.safetensors`` holds the optimizer moments, the pool's
 weights and the oracle critic's (``critic: oracle``), ``trainer.json`` the step count, update
-count, pool steps and evaluation history. The tables' deals and draws are not saved: a resumed run seeds them from ``(seed, step)`` (as the SB3
-path seeds its environments), so it plays fresh hands rather than repeating the ones before.
-Nothing is pickled.
+count, pool steps and evaluation history. The tables' deals and draws are not saved: a resumed run
+seeds them from ``(seed, step)`` (as the SB3 path seeds its environments), so it plays fresh hands
+rather than repeating the ones before. Nothing is pickled.
 """
 
 from __future__ import annotations
