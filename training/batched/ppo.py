@@ -74,7 +74,6 @@ def update(
     returns_np = adv_np + buf.value[:n]
     obs = torch.from_numpy(buf.obs[:n]).to(device)
     hidden = torch.from_numpy(buf.hidden[:n]).to(device)
-    parameters = [*net.parameters(), *(oracle.parameters() if oracle is not None else ())]
     mask = torch.from_numpy(buf.mask[:n]).to(device)
     actions = torch.from_numpy(buf.action[:n]).to(device)
     old_log_prob = torch.from_numpy(buf.log_prob[:n]).to(device)
@@ -119,7 +118,10 @@ def update(
                 break
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(parameters, settings.max_grad_norm)
+            # Clipped apart, so the oracle's gradients do not shrink the policy's steps.
+            torch.nn.utils.clip_grad_norm_(net.parameters(), settings.max_grad_norm)
+            if oracle is not None:
+                torch.nn.utils.clip_grad_norm_(oracle.parameters(), settings.max_grad_norm)
             optimizer.step()
         if stopped:
             break
