@@ -195,7 +195,8 @@ class TrainConfig(SharedRunFields):
         fixed_opponents: (batched) network bots (shipped names or checkpoint paths) that stay in the
             self-play pool for the whole run beside the snapshots, e.g. ``[ppo_v1]``.
         init_from: (batched) a network bot (shipped name or checkpoint path) whose weights the learner
-            starts from (its layers must be the config's); null: a fresh network.
+            starts from; null: a fresh network. Its layers are the config's, or as many and each as
+            wide or narrower: then it is widened first, playing exactly as before (``training.widen``).
         snapshot_deterministic: snapshots play their most probable move (True) or sample (False).
         eval_every: steps between duplicate evaluations against the heuristic bot; 0: never.
         eval_deals: deals of those evaluations (each played once per seat rotation).

@@ -26,6 +26,7 @@ from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 from ..config import ConfigError, TrainConfig
 from ..evaluate import evaluate
+from ..widen import can_widen, widen
 from .network import ActorCritic, FrozenActor, OracleCritic
 from .ppo import PPOSettings, update
 from .rollout import Collector, Seating
@@ -94,7 +95,12 @@ class BatchedTrainer:
         if config.init_from is not None and start_step == 0:
             start = network_of(config.init_from, rules, "init_from")
             if start.arch != config.arch:
-                raise ConfigError(f"init_from: {config.init_from!r} has layers {start.arch}, the config {config.arch}")
+                if not can_widen(start.arch, config.arch):
+                    raise ConfigError(
+                        f"init_from: {config.init_from!r} has layers {start.arch}, the config {config.arch} "
+                        "(a network can start a run with as many layers, each as wide or wider: it is widened)"
+                    )
+                start = widen(start, config.arch, seed=config.seed)
             self.net.load_tensors(start.tensors)
         self.oracle = (
             OracleCritic(self.net, self.venv.hidden_size).to(self.device) if config.critic == "oracle" else None

@@ -1,0 +1,65 @@
+"""Widen a trained network without changing what it plays: ``init_from`` a narrower network.
+
+A run that wants more capacity than the bot it starts from (``pi_layers: [512, 512]`` from a
+256×256 bot) would otherwise start from scratch and lose everything the bot learned. Widening
+keeps the function exactly, as Net2Net's "wider" operator does in its simplest form: every old unit
+keeps its weights, every new unit gets random incoming weights and *zero* outgoing weights, so the
+logits and values are unchanged until training gives the new units a say (their outgoing weights
+receive gradients from the first update on). Depth and activation must stay the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.ppo.checkpoint import PolicyArch, PolicyCheckpoint
+
+from .config import ConfigError
+
+HEADS = (("policy_net", "pi", "action_net"), ("value_net", "vf", "value_net"))
+"""Each MLP head of the SB3 state dict: its name, its field of :class:`PolicyArch`, its output layer."""
+
+
+def can_widen(source: PolicyArch, target: PolicyArch) -> bool:
+    """Whether ``target`` is ``source`` with every hidden layer as wide or wider."""
+    return (
+        source.activation == target.activation
+        and len(source.pi) == len(target.pi)
+        and len(source.vf) == len(target.vf)
+        and all(a <= b for a, b in zip(source.pi + source.vf, target.pi + target.vf, strict=True))
+    )
+
+
+def widen(checkpoint: PolicyCheckpoint, arch: PolicyArch, seed: int = 0) -> PolicyCheckpoint:
+    """``checkpoint``'s network with the hidden layers of ``arch``, playing exactly as it did.
+
+    New units' incoming weights are drawn from N(0, 1/fan_in) with ``seed``; their biases and
+    outgoing weights are zero. Raises :class:`ConfigError` when ``arch`` is not a widening.
+    """
+    source = checkpoint.arch
+    if not can_widen(source, arch):
+        raise ConfigError(
+            f"{checkpoint.source}: layers {source} cannot be widened to {arch}; a network widens to the same "
+            "depth and activation with every layer as wide or wider"
+        )
+    rng = np.random.default_rng(seed)
+    old, new = checkpoint.tensors, {}
+    for head, field, out_name in HEADS:
+        old_in = new_in = checkpoint.obs_size
+        for i, (before, after) in enumerate(zip(getattr(source, field), getattr(arch, field), strict=True)):
+            name = f"mlp_extractor.{head}.{2 * i}"
+            weight = np.zeros((after, new_in), dtype=np.float32)
+            weight[:before, :old_in] = old[f"{name}.weight"]
+            weight[before:] = rng.normal(0.0, 1.0 / np.sqrt(new_in), (after - before, new_in))
+            bias = np.zeros(after, dtype=np.float32)
+            bias[:before] = old[f"{name}.bias"]
+            new[f"{name}.weight"], new[f"{name}.bias"] = weight, bias
+            old_in, new_in = before, after
+        out = old[f"{out_name}.weight"]
+        weight = np.zeros((out.shape[0], new_in), dtype=np.float32)
+        weight[:, :old_in] = out
+        new[f"{out_name}.weight"], new[f"{out_name}.bias"] = weight, old[f"{out_name}.bias"].copy()
+    metadata = dict(checkpoint.metadata)
+    metadata["policy"] = {**metadata["policy"], **arch.to_dict()}
+    metadata["widened_from"] = {"source": checkpoint.source, "layers": source.to_dict()}
+    return PolicyCheckpoint.in_memory(new, metadata, f"{checkpoint.source} widened to {arch}")
