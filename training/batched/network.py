@@ -25,7 +25,8 @@ MASKED_LOGIT = -1e8
 _ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 
 
-def _head(sizes: tuple[int, ...], inputs: int, activation: str) -> nn.Sequential:
+def mlp_head(sizes: tuple[int, ...], inputs: int, activation: str) -> nn.Sequential:
+    """SB3's MLP head: ``Linear, activation`` per hidden layer (the indices its state dict names use)."""
     layers: list[nn.Module] = []
     for size in sizes:
         layers += [nn.Linear(inputs, size), _ACTIVATIONS[activation]()]
@@ -36,8 +37,8 @@ def _head(sizes: tuple[int, ...], inputs: int, activation: str) -> nn.Sequential
 class _Extractor(nn.Module):
     def __init__(self, arch: PolicyArch, obs_size: int) -> None:
         super().__init__()
-        self.policy_net = _head(arch.pi, obs_size, arch.activation)
-        self.value_net = _head(arch.vf, obs_size, arch.activation)
+        self.policy_net = mlp_head(arch.pi, obs_size, arch.activation)
+        self.value_net = mlp_head(arch.vf, obs_size, arch.activation)
 
 
 class ActorCritic(nn.Module):
@@ -93,7 +94,7 @@ class OracleCritic(nn.Module):
         super().__init__()
         arch = net.arch
         obs_size = net.mlp_extractor.value_net[0].in_features
-        self.body = _head(arch.vf, obs_size + hidden_size, arch.activation)
+        self.body = mlp_head(arch.vf, obs_size + hidden_size, arch.activation)
         self.head = nn.Linear(arch.vf[-1], 1)
         self.copy_observation_critic(net)
 
@@ -122,7 +123,7 @@ class FrozenActor(nn.Module):
         super().__init__()
         arch = checkpoint.arch
         self.mlp_extractor = nn.Module()
-        self.mlp_extractor.policy_net = _head(arch.pi, checkpoint.obs_size, arch.activation)
+        self.mlp_extractor.policy_net = mlp_head(arch.pi, checkpoint.obs_size, arch.activation)
         self.action_net = nn.Linear(arch.pi[-1], checkpoint.tensors["action_net.bias"].shape[0])
         actor = {
             k: v for k, v in checkpoint.tensors.items() if k.startswith(("mlp_extractor.policy_net.", "action_net."))
