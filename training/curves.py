@@ -108,13 +108,14 @@ def plot_bot_curves(runs: dict[str, Path], out: Path, skip_first: bool = True) -
     for row, name in enumerate(opponents):
         for col, (key, xlabel) in enumerate((("steps", "learner steps"), ("wall", "wall-clock minutes"))):
             ax = axes[row, col]
-            for label, s in series.items():
+            for index, (label, s) in enumerate(series.items()):
                 if name not in s:
                     continue
                 d = {k: v[1:] if skip_first else v for k, v in s[name].items()}
                 x = d[key] / 60 if key == "wall" else d[key]
-                ax.plot(x, d["mean"], marker="o", label=label)
-                ax.fill_between(x, d["low"], d["high"], alpha=0.2)
+                color = f"C{index % 10}"  # a run keeps its colour in every panel
+                ax.plot(x, d["mean"], marker="o", label=label, color=color)
+                ax.fill_between(x, d["low"], d["high"], alpha=0.2, color=color)
             ax.axhline(0, color="black", linewidth=0.8)
             ax.set_xlabel(xlabel)
             ax.set_title(f"duplicate X/hand vs {name} (95% CI)")
