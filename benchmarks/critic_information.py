@@ -49,13 +49,13 @@ def returns_dataset(bot: str, rollouts: int) -> tuple[np.ndarray, np.ndarray, np
     return obs, hidden, ret
 
 
-def fit(x: np.ndarray, y: np.ndarray, layers: tuple[int, ...], epochs: int, seed: int) -> list[float]:
+def fit(x: np.ndarray, y: np.ndarray, layers: tuple[int, ...], activation: str, epochs: int, seed: int) -> list[float]:
     """Held-out explained variance after each epoch of an MLP fitted by Adam (lr 1e-3, batch 512)."""
     gen = np.random.default_rng(seed)
     order = gen.permutation(len(y))
     train, test = order[: int(0.8 * len(y))], order[int(0.8 * len(y)) :]
     torch.manual_seed(seed)
-    body = mlp_head(layers, x.shape[1], "tanh")
+    body = mlp_head(layers, x.shape[1], activation)
     net = torch.nn.Sequential(body, torch.nn.Linear(layers[-1], 1))
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
@@ -85,10 +85,10 @@ def main() -> None:
     torch.set_num_threads(1)
     started = time.perf_counter()
     obs, hidden, ret = returns_dataset(args.bot, args.rollouts)
-    layers = load_config("configs/default.yaml").vf_layers
+    config = load_config("configs/default.yaml")
     print(f"{len(ret):,} decisions of {args.bot} against heuristic x3, return variance {ret.var():.3f}")
     for name, x in (("observation", obs), ("observation + hidden hands", np.concatenate([obs, hidden], axis=1))):
-        curve = fit(x, ret, layers, args.epochs, args.seed)
+        curve = fit(x, ret, config.vf_layers, config.activation, args.epochs, args.seed)
         marks = ", ".join(f"{e}: {curve[e - 1]:.3f}" for e in (1, args.epochs // 3, 2 * args.epochs // 3, args.epochs))
         print(f"{name:28s} held-out explained variance after epochs {marks}")
     print(f"({time.perf_counter() - started:.0f} s, one torch thread)")

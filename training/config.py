@@ -259,6 +259,10 @@ class TrainConfig(SharedRunFields):
         require_field("trainer", self.trainer, self.trainer in TRAINERS, f"one of {list(TRAINERS)}")
         require_field("device", self.device, self.device in DEVICES, f"one of {list(DEVICES)}")
         require_field("critic", self.critic, self.critic in CRITICS, f"one of {list(CRITICS)}")
+        oracle_ok = self.critic == "observation" or self.trainer == "batched"
+        require_field(
+            "critic", self.critic, oracle_ok, "'observation' with trainer: sb3 (the oracle is the batched trainer's)"
+        )
         share = self.learner_share
         require_field("learner_share", share, _is_number(share) and 0 <= share <= 1, "a number in [0, 1]")
         positive_ints = ("n_envs", "num_tables", "n_steps", "batch_size")

@@ -159,7 +159,11 @@ def test_an_oracle_run_saves_its_critic_and_resumes_only_with_it(tmp_path: Path)
     restore_batched(tmp_path, state, resumed)
     for key, value in trainer.oracle.tensors().items():
         np.testing.assert_array_equal(resumed.oracle.tensors()[key], value)
-    assert len(resumed.optimizer.state_dict()["state"]) == len(list(resumed.optimizer.param_groups[0]["params"]))
+    saved, restored = trainer.optimizer.state_dict()["state"], resumed.optimizer.state_dict()["state"]
+    assert saved.keys() == restored.keys() and len(saved) == len(resumed.optimizer.param_groups[0]["params"])
+    for index, moments in saved.items():  # the oracle's moments (the last indices) included, in order
+        for name in ("exp_avg", "exp_avg_sq"):
+            torch.testing.assert_close(restored[index][name], moments[name])
     without = BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", ["eval_every=0"]))
     with pytest.raises(ConfigError, match="trained with critic: oracle, but the config says critic: observation"):
         restore_batched(tmp_path, state, without)
@@ -169,6 +173,8 @@ def test_an_oracle_run_saves_its_critic_and_resumes_only_with_it(tmp_path: Path)
 def test_a_bad_critic_is_refused_naming_the_choices() -> None:
     with pytest.raises(ConfigError, match=r"critic.*'seer'.*one of \['observation', 'oracle'\]"):
         config_from_dict({"trainer": "batched", "critic": "seer"})
+    with pytest.raises(ConfigError, match=r"critic.*'oracle'.*with trainer: sb3"):
+        config_from_dict({"trainer": "sb3", "critic": "oracle"})
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
@@ -178,6 +184,7 @@ def test_a_rollout_and_an_update_on_cuda(critic: str) -> None:
     trainer = BatchedTrainer(config)
     trainer.learn(500)
     assert trainer.num_timesteps >= 500 and next(trainer.net.parameters()).is_cuda
+    assert trainer.oracle is None or next(trainer.oracle.parameters()).is_cuda
 
 
 @pytest.fixture(scope="module")

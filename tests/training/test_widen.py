@@ -67,5 +67,27 @@ def test_what_is_not_a_widening_is_refused(tmp_path: Path, pi: tuple, vf: tuple,
         widen(checkpoint, target)
     overrides = [f"init_from={tmp_path / 'policy.json'}", f"pi_layers={list(pi)}", f"vf_layers={list(vf)}"]
     overrides.append(f"activation={activation}")
-    with pytest.raises(ConfigError, match=r"^init_from: .* has layers .*it is widened\)$"):
+    with pytest.raises(ConfigError, match=r"^init_from: .* has layers .*no layer wider than the config's\)$"):
         BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", overrides))
+
+
+def test_a_two_layer_network_widens_exactly(tmp_path: Path) -> None:
+    """The second layer's inputs from new units of the first are zero: the default 256x256 case."""
+    from agents.ppo.checkpoint import policy_metadata, save_policy
+    from sam_env import RuleConfig
+
+    arch = PolicyArch(pi=(16, 12), vf=(8, 8), activation="tanh")
+    meta = policy_metadata(RuleConfig(), arch, {"name": "test"})
+    rng = np.random.default_rng(1)
+    shapes = arch.tensor_shapes(meta["observation_shape"][0], meta["n_actions"])
+    tensors = {k: rng.normal(0, 0.3, size=s).astype(np.float32) for k, s in shapes.items()}
+    checkpoint = load_policy(save_policy(tmp_path / "policy", tensors, meta))
+    target = PolicyArch(pi=(40, 40), vf=(20, 30), activation="tanh")
+    widened = widen(checkpoint, target)
+    before, after = ActorCritic(arch, checkpoint.obs_size, 201), ActorCritic(target, widened.obs_size, 201)
+    before.load_tensors(checkpoint.tensors)
+    after.load_tensors(widened.tensors)
+    x = torch.from_numpy(VectorEnv(32, seed=4).reset().observation)
+    with torch.no_grad():
+        np.testing.assert_allclose(after.logits(x).numpy(), before.logits(x).numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(after.value(x).numpy(), before.value(x).numpy(), rtol=1e-5, atol=1e-6)

@@ -4,7 +4,9 @@ The update is SB3's MaskablePPO update (clipped surrogate, unclipped value loss,
 masked distribution, advantages normalized per minibatch, gradient-norm clipping, optional KL stop),
 written out over one flat rollout so that every seat's decisions, from every table, share one network.
 With an oracle critic (:class:`.network.OracleCritic`) the advantages come from it and the value loss
-is the sum of its loss and the observation critic's, both fitted to the same returns.
+is the sum of its loss and the observation critic's, both fitted to the same returns; ``value_loss`` and
+``explained_variance`` are then the oracle's (the critic behind the advantages), and
+``observation_value_loss`` the observation critic's.
 """
 
 from __future__ import annotations

@@ -98,7 +98,8 @@ class BatchedTrainer:
                 if not can_widen(start.arch, config.arch):
                     raise ConfigError(
                         f"init_from: {config.init_from!r} has layers {start.arch}, the config {config.arch} "
-                        "(a network can start a run with as many layers, each as wide or wider: it is widened)"
+                        "(a narrower network starts a run widened: the same depth and activation, "
+                        "no layer wider than the config's)"
                     )
                 start = widen(start, config.arch, seed=config.seed)
             self.net.load_tensors(start.tensors)
