@@ -41,6 +41,11 @@ class _Extractor(nn.Module):
         self.value_net = mlp_head(arch.vf, obs_size, arch.activation)
 
 
+def numpy_state(module: nn.Module) -> dict[str, np.ndarray]:
+    """A module's state dict as float32 numpy copies (checkpoints are written from numpy)."""
+    return {k: v.detach().cpu().numpy().astype(np.float32, copy=True) for k, v in module.state_dict().items()}
+
+
 class ActorCritic(nn.Module):
     """Separate policy and value MLPs over the flat observation (no shared layers), as SB3 builds them.
 
@@ -72,7 +77,7 @@ class ActorCritic(nn.Module):
 
     def tensors(self) -> dict[str, np.ndarray]:
         """The state dict as float32 numpy copies: what :func:`~agents.ppo.checkpoint.save_policy` writes."""
-        return {k: v.detach().cpu().numpy().astype(np.float32, copy=True) for k, v in self.state_dict().items()}
+        return numpy_state(self)
 
     def load_tensors(self, tensors: Mapping[str, np.ndarray]) -> None:
         device = next(self.parameters()).device
@@ -113,7 +118,7 @@ class OracleCritic(nn.Module):
         return self.head(self.body(torch.cat([obs, hidden], dim=-1))).squeeze(-1)
 
     def tensors(self) -> dict[str, np.ndarray]:
-        return {k: v.detach().cpu().numpy().astype(np.float32, copy=True) for k, v in self.state_dict().items()}
+        return numpy_state(self)
 
 
 class FrozenActor(nn.Module):

@@ -215,6 +215,8 @@ class Collector:
         n = venv.num_tables
         hidden_size = venv.hidden_size if oracle is not None else 0
         self.buffer = RolloutBuffer.allocate(steps * n, venv.observation_size, N_ACTIONS, hidden_size)
+        self.hidden = np.zeros((n, hidden_size), dtype=np.float32)
+        """Every table's hidden hands, rewritten in place each step (an oracle critic only)."""
         self.trajectories = SeatTrajectories(self.buffer, n, venv.n_players)
         self.batch = venv.reset()
         seating.draw(np.arange(n))
@@ -244,7 +246,7 @@ class Collector:
             buf.obs[pos] = batch.observation[rows]
             buf.mask[pos] = batch.action_mask[rows]
             if self.oracle is not None:
-                buf.hidden[pos] = self.venv.hidden_hands(seat)[rows]
+                buf.hidden[pos] = self.venv.hidden_hands(seat, out=self.hidden)[rows]
             now = time.perf_counter()
             stats.seconds["bookkeeping"] += now - clock
             clock = now
@@ -252,7 +254,7 @@ class Collector:
                 obs = torch.from_numpy(buf.obs[buf.size : buf.size + rows.size]).to(self.device)
                 mask = torch.from_numpy(buf.mask[buf.size : buf.size + rows.size]).to(self.device)
                 act, log_prob = sample(self.net.logits(obs), mask)
-                buf.value[pos] = self._value(obs, buf.hidden[pos]).cpu().numpy()
+                buf.value[pos] = self._value(obs, buf.hidden[pos] if self.oracle is not None else None).cpu().numpy()
                 buf.action[pos] = act.cpu().numpy()
                 buf.log_prob[pos] = log_prob.cpu().numpy()
                 actions[rows] = buf.action[pos]
@@ -305,9 +307,9 @@ class Collector:
         self.trajectories.credit(money * self.reward_scale, ended)
         self.seating.draw(ended)
 
-    def _value(self, obs: torch.Tensor, hidden: np.ndarray) -> torch.Tensor:
+    def _value(self, obs: torch.Tensor, hidden: np.ndarray | None) -> torch.Tensor:
         """The critic's estimates: the oracle's (from the hidden hands too), else the observation critic's."""
-        if self.oracle is None:
+        if self.oracle is None or hidden is None:
             return self.net.value(obs)
         return self.oracle(obs, torch.from_numpy(hidden).to(self.device))
 
@@ -319,5 +321,5 @@ class Collector:
                 rows = np.flatnonzero(last[:, p] >= 0)
                 if rows.size:
                     obs = torch.from_numpy(self.venv.observe(p)[rows]).to(self.device)
-                    hidden = self.venv.hidden_hands(p)[rows] if self.oracle is not None else self.buffer.hidden[:0]
+                    hidden = self.venv.hidden_hands(p, out=self.hidden)[rows] if self.oracle is not None else None
                     self.buffer.boot[last[rows, p]] = self._value(obs, hidden).cpu().numpy()
