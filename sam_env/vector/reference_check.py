@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core.combos import DECLARE_SAM, DECLINE_SAM
 from ..core.rules import BAO1_CHOICES, FINISH_ON_TWO_CHOICES, FIRST_LEADER_CHOICES, INSTANT_WIN_TYPES, RuleConfig
+from ..encoding import UNARY, state_layout
 from .results import FinishedHand
 from .vector_env import Batch, VectorEnv
 
@@ -60,12 +61,26 @@ def random_actions(rng: np.random.Generator, mask: np.ndarray, declare_probabili
     return actions
 
 
+def _hands_offset(n_players: int) -> int:
+    """Where the reference state's ``hands`` block starts (every seat's hand, absolute seats)."""
+    at = 0
+    for name, size in state_layout(n_players):
+        if name == "hands":
+            return at
+        at += size
+    raise AssertionError("the state layout has no hands block")
+
+
+_HANDS_AT = {n: _hands_offset(n) for n in range(2, 6)}
+
+
 class ShadowTables:
     """One ``sam_env.env()`` per table of ``venv``, kept on the same deals and actions.
 
     At every step the seat to act, its mask and observation, every seat's rewards and the results of
     finished hands (ledgers included) are compared. Every ``full_every`` steps also every seat's
-    observation, the env's own mask, the state and the running ledger (1: at every step).
+    observation, the env's own mask, the state, every seat's hidden hands and the running ledger (1: at
+    every step).
     """
 
     def __init__(self, venv: VectorEnv, full_every: int = 1) -> None:
@@ -152,7 +167,13 @@ class ShadowTables:
         for s in range(n):
             want = np.stack([env.observe(f"player_{s}")["observation"] for env in self.envs])
             self._check_all(venv.observe(s), want, f"observation of seat {s}")
-        self._check_all(venv.state(), np.stack([env.state() for env in self.envs]), "state")
+        state = np.stack([env.state() for env in self.envs])
+        self._check_all(venv.state(), state, "state")
+        at = _HANDS_AT[n]
+        hands = state[:, at : at + n * UNARY].reshape(len(self.envs), n, UNARY)  # absolute seats
+        for s in range(n):
+            want = hands[:, [(s + k) % n for k in range(1, n)]].reshape(len(self.envs), -1)
+            self._check_all(venv.hidden_hands(s), want, f"hidden hands of seat {s}")
         for t, raw in enumerate(raws):
             got, want = venv.ledger(t), raw.ledger
             self._check(got == want, t, "ledger so far", got, want)
