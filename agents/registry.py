@@ -21,6 +21,7 @@ from .heuristic_bot import HeuristicBot
 from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
 from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, check_table, is_checkpoint_path
 from .random_bot import RandomBot
+from .search_bot import SearchBot
 
 BotFactory = Callable[[int | None], Bot]
 
@@ -31,6 +32,8 @@ FACTORIES: dict[str, BotFactory] = {
 }
 # The pretrained networks shipped in agents/pretrained, by file stem ("ppo").
 FACTORIES.update({name: partial(PPOBot.pretrained, name) for name in pretrained_names()})
+# The shipped "ppo" networks with determinized search at decision time (agents/search_bot.py).
+FACTORIES[SearchBot.name] = partial(SearchBot.pretrained, "ppo")
 
 
 class UnknownAgentError(ValueError):
@@ -99,6 +102,8 @@ def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = 
         return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=label_of(spec))
     if rules is not None and spec in pretrained_names():
         return PPOBot.pretrained(shipped_network_for(spec, rules), seed=seed, label=spec)
+    if rules is not None and spec == SearchBot.name:
+        return SearchBot.pretrained(shipped_network_for("ppo", rules), seed=seed)
     return make_agent(spec, seed)
 
 

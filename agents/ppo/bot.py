@@ -107,6 +107,21 @@ class PPOBot(Bot):
         weight, bias = self._out
         return weight @ h + bias
 
+    def batch_logits(self, observations: np.ndarray) -> np.ndarray:
+        """``float[k, 201]``: :meth:`logits` of ``k`` observation rows in one pass of matrix products
+        (what search rollouts need: one call for every table of a :class:`~sam_env.vector.VectorEnv`)."""
+        h = np.asarray(observations, dtype=np.float32)
+        for weight, bias in self._hidden:
+            h = self._activation(h @ weight.T + bias)
+        weight, bias = self._out
+        return h @ weight.T + bias
+
+    def best_actions(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``int64[k]``: each row's most probable legal action — the network as a deterministic
+        batched policy (:mod:`sam_env.vector.learner`)."""
+        z = np.where(action_masks, self.batch_logits(observations), -np.inf)
+        return np.argmax(z, axis=1)
+
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
         vector = observation["observation"]
         if vector.shape != (self.obs_size,):

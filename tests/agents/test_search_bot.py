@@ -1,0 +1,149 @@
+"""``ppo_search`` (agents.search_bot): sampled deals agree with the seat's view, replays reproduce
+its observation, rollout values equal hands played out in the reference engine, and it plays
+legally under every rule configuration, at small search budgets."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import sam_env
+from agents.ppo.bot import PPOBot, pretrained_checkpoint
+from agents.registry import load_bot, shipped_network_for
+from agents.search_bot import SearchBot
+from evaluation.tournament import play_out
+from sam_env import RuleConfig
+from sam_env.core import SeatView
+from sam_env.core.cards import FULL_DECK
+from sam_env.core.rules import CARDS_PER_HAND
+from sam_env.vector.reference_check import random_rules
+
+
+def _search_bot(rules: RuleConfig, seed: int = 0, determinizations: int = 4, candidates: int = 3) -> SearchBot:
+    checkpoint = pretrained_checkpoint(shipped_network_for("ppo", rules))
+    return SearchBot(checkpoint, seed=seed, determinizations=determinizations, candidates=candidates)
+
+
+def _decision_points(rules: RuleConfig, hands: int, seed: int) -> list[tuple[dict, SeatView]]:
+    """(observation, view) at every decision of ``hands`` hands of random legal play."""
+    env = sam_env.env(rules=rules)
+    rng = np.random.default_rng(seed)
+    points = []
+
+    def record(seat: int, observation: dict, view: SeatView) -> int:
+        points.append(({k: v.copy() for k, v in observation.items()}, view))
+        return int(rng.choice(np.flatnonzero(observation["action_mask"])))
+
+    for hand in range(hands):
+        env.reset(seed=seed * 1000 + hand)
+        play_out(env, record)
+    return points
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sampled_deals_agree_with_everything_the_seat_has_seen(seed: int) -> None:
+    rules = random_rules(np.random.default_rng(seed))
+    bot = _search_bot(rules, seed=seed, determinizations=5)
+    for _, view in _decision_points(rules, hands=3, seed=seed):
+        for deal in bot._sample_deals(view):
+            assert deal[view.seat] == view.hand | view.played[view.seat]
+            assert sum(hand.bit_count() for hand in deal) == rules.n_players * CARDS_PER_HAND
+            assert np.bitwise_or.reduce(deal) == sum(deal), "a card dealt twice"
+            for s, hand in enumerate(deal):
+                assert hand.bit_count() == CARDS_PER_HAND
+                assert hand & view.played[s] == view.played[s]
+                if s != view.seat:
+                    assert (hand ^ view.played[s]) & ~view.unseen & FULL_DECK == 0, "a card the seat can see"
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_search_plays_legally_under_random_rules_and_its_replays_match_the_observation(seed: int) -> None:
+    """The bot raises if a replayed deal does not give the seat's own observation, so every search
+    here also checks the replay against the reference environment's observation."""
+    rules = random_rules(np.random.default_rng(100 + seed))
+    env = sam_env.env(rules=rules)
+    bots = [_search_bot(rules, seed=s) for s in range(rules.n_players)]
+    searched = 0
+
+    def choose(seat: int, observation: dict, view: SeatView) -> int:
+        nonlocal searched
+        action = bots[seat].act(observation, view)
+        assert observation["action_mask"][action]
+        searched += int(observation["action_mask"].sum() > 1)
+        return action
+
+    for hand in range(4):
+        env.reset(seed=seed * 100 + hand)
+        play_out(env, choose)
+    assert searched > 0
+
+
+def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine() -> None:
+    """A candidate's value is the mean, over the sampled deals, of the money the seat gets from the
+    decision to the end of the hand when that deal is replayed and then played by the network at
+    every seat — recomputed here with ``sam_env.env()`` and ``PPOBot``."""
+    rules = RuleConfig()
+    network = PPOBot(pretrained_checkpoint("ppo"))
+    points = [p for p in _decision_points(rules, hands=3, seed=7) if p[0]["action_mask"].sum() > 2][::5]
+    assert len(points) >= 3
+    env = sam_env.env(rules=rules)
+    for i, (observation, view) in enumerate(points):
+        candidates = np.flatnonzero(observation["action_mask"])[:3]
+        bot = _search_bot(rules, seed=i, determinizations=3)
+        deals = _search_bot(rules, seed=i, determinizations=3)._sample_deals(view)  # the same draws
+        values = bot.values(observation["observation"], view, candidates)
+        for value, candidate in zip(values, candidates, strict=True):
+            money = []
+            for deal in deals:
+                env.reset(options={"hands": deal, "leader": view.leader})
+                raw = env.unwrapped
+                if raw.over:  # an instant win: a deal the real hand could not have had
+                    continue
+                for _, move in view.history:
+                    env.step(move)
+                env.step(int(candidate))
+                result = raw.result if raw.over else play_out(env, lambda s, o, v: network.act(o, v))
+                money.append(result.net[view.seat] - view.net[view.seat])
+            assert value == pytest.approx(np.mean(money)), (i, candidate)
+
+
+def test_with_one_candidate_it_plays_the_networks_move() -> None:
+    rules = RuleConfig()
+    bot = _search_bot(rules, candidates=1)
+    network = PPOBot(pretrained_checkpoint("ppo"))
+    for observation, view in _decision_points(rules, hands=2, seed=3):
+        assert bot.act(observation, view) == network.act(observation, view)
+
+
+def test_a_view_that_disagrees_with_the_observation_is_refused() -> None:
+    rules = RuleConfig()
+    observation, view = next(
+        (o, v) for o, v in _decision_points(rules, hands=2, seed=1) if v.history and o["action_mask"].sum() > 1
+    )
+    lowest = view.hand & -view.hand
+    highest_unseen = 1 << (view.unseen.bit_length() - 1)
+    assert (lowest.bit_length() - 1) >> 2 != (highest_unseen.bit_length() - 1) >> 2, "the swap must change a rank"
+    hand = view.hand ^ lowest | highest_unseen  # a hand the observation does not show
+    with pytest.raises(RuntimeError, match="does not reproduce"):
+        _search_bot(rules).act(observation, dataclasses.replace(view, hand=hand))
+
+
+@pytest.mark.parametrize("n_players", [2, 3, 4, 5])
+def test_ppo_search_loads_for_every_table_size(n_players: int) -> None:
+    rules = RuleConfig(n_players=n_players)
+    bot = load_bot("ppo_search", seed=1, rules=rules)
+    assert isinstance(bot, SearchBot) and bot.n_players == n_players and bot.name == "ppo_search"
+    assert load_bot("ppo_search").n_players == 4
+
+
+def test_bad_budgets_and_tables_are_refused() -> None:
+    checkpoint = pretrained_checkpoint("ppo")
+    for field in ("determinizations", "candidates"):
+        for bad in (0, -1, 2.5, True):
+            with pytest.raises(ValueError, match=f"{field} must be an int >= 1"):
+                SearchBot(checkpoint, **{field: bad})
+    observation, view = _decision_points(RuleConfig(n_players=3), hands=1, seed=0)[0]
+    with pytest.raises(ValueError, match="3-player table, but the network plays 4 players"):
+        SearchBot(checkpoint).act(observation, view)
