@@ -109,7 +109,10 @@ class SearchBot(Bot):
         n_det, k = self.determinizations, len(candidates)
         deals = self._sample_deals(view)
         batch = venv.reset(
-            options={"hands": [deals[t % n_det] for t in range(venv.num_tables)], "leader": [view.leader] * venv.num_tables}
+            options={
+                "hands": [deals[t % n_det] for t in range(venv.num_tables)],
+                "leader": [view.leader] * venv.num_tables,
+            }
         )
         playing = np.arange(venv.num_tables) < k * n_det
         playing &= ~batch.terminated  # an instant win the real deal did not have
