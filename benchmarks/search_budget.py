@@ -1,0 +1,105 @@
+"""What ``ppo_search``'s budget buys: X/hand against the heuristic, and CPU time per decision.
+
+Each budget (``determinizations x candidates``) plays the same duplicate deals against heuristic
+×3 as the network alone (``ppo``), so its gain over the network is a paired difference over deals
+(95 % CI). The cost is CPU time per searched decision (one with more than one legal move), timed
+on one core over the decisions of a few hands. Writes ``search_budget.md`` and ``search_budget.png``.
+
+    python benchmarks/search_budget.py [--deals 300] [--budgets 16x4 32x8 64x8] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from functools import partial
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+import sam_env
+from agents.ppo.bot import pretrained_checkpoint
+from agents.registry import load_bot, register
+from agents.search_bot import SearchBot
+from evaluation.stats import NET, mean_ci
+from evaluation.tournament import Match, play_out, run_matches
+from sam_env import RuleConfig
+
+
+def cpu_ms_per_decision(determinizations: int, candidates: int, hands: int) -> float:
+    """CPU milliseconds per searched decision of a seat-0 search bot against heuristic ×3."""
+    bot = SearchBot(pretrained_checkpoint("ppo"), seed=0, determinizations=determinizations, candidates=candidates)
+    heuristic = load_bot("heuristic")
+    env, spent, searched = sam_env.env(), 0.0, 0
+
+    def choose(seat: int, observation: dict, view: sam_env.core.SeatView) -> int:
+        nonlocal spent, searched
+        if seat != 0:
+            return heuristic.act(observation, view)
+        start = time.process_time()
+        action = bot.act(observation, view)
+        if observation["action_mask"].sum() > 1:
+            spent += time.process_time() - start
+            searched += 1
+        return action
+
+    for hand in range(hands):
+        env.reset(seed=hand)
+        play_out(env, choose)
+    return 1000 * spent / searched
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=300)
+    parser.add_argument("--budgets", nargs="+", default=["16x4", "32x8", "64x8"], help="DETERMINIZATIONSxCANDIDATES")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--timing-hands", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=Path("results/search_budget"))
+    args = parser.parse_args()
+    budgets = [tuple(int(x) for x in b.split("x")) for b in args.budgets]
+    for n, k in budgets:  # registered before the pool forks, so every worker knows them
+        register(f"search_{n}x{k}", partial(SearchBot, pretrained_checkpoint("ppo"), determinizations=n, candidates=k))
+    matches = [Match("ppo", ("heuristic",) * 3)] + [Match(f"search_{n}x{k}", ("heuristic",) * 3) for n, k in budgets]
+    results = run_matches(matches, RuleConfig(), args.deals, seed=args.seed, workers=args.workers)
+    per_deal = [r.metrics[:, :, 0, NET].mean(axis=1) for r in results]
+    rows = []
+    for (n, k), net in zip(budgets, per_deal[1:], strict=True):
+        ms = cpu_ms_per_decision(n, k, args.timing_hands)
+        rows.append((f"{n}x{k}", ms, mean_ci(net), mean_ci(net - per_deal[0])))
+    base = mean_ci(per_deal[0])
+    lines = [
+        f"ppo_search budgets against heuristic x3: {args.deals} duplicate deals (seed {args.seed}), 4 seats, Sâm on",
+        "",
+        "| budget (deals x candidates) | CPU ms / searched decision | X/hand | 95% CI | gain over ppo | 95% CI |",
+        "|---|---|---|---|---|---|",
+        f"| ppo (no search) | | {base[0]:+.2f} | [{base[1]:+.2f}, {base[2]:+.2f}] | | |",
+    ]
+    for name, ms, (m, lo, hi), (g, glo, ghi) in rows:
+        lines.append(f"| {name} | {ms:.0f} | {m:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {g:+.2f} | [{glo:+.2f}, {ghi:+.2f}] |")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "search_budget.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ms = [r[1] for r in rows]
+    gains = np.array([r[3] for r in rows])
+    ax.errorbar(ms, gains[:, 0], yerr=[gains[:, 0] - gains[:, 1], gains[:, 2] - gains[:, 0]], fmt="o-", capsize=4)
+    for name, x, _, (g, _, _) in rows:
+        ax.annotate(name, (x, g), textcoords="offset points", xytext=(6, -12))
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("CPU ms per searched decision (one core)")
+    ax.set_ylabel("gain over ppo, X/hand (95% CI)")
+    ax.set_title(f"ppo_search vs heuristic x3, {args.deals} deals")
+    fig.tight_layout()
+    fig.savefig(args.out / "search_budget.png", dpi=120)
+    print(f"wrote {args.out / 'search_budget.md'} and search_budget.png")
+
+
+if __name__ == "__main__":
+    main()
