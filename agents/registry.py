@@ -86,6 +86,8 @@ def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = 
     ``"ppo"`` the shipped network made for these rules (or, failing that, for this seat count) is
     chosen; a checkpoint that does not fit is refused with a :class:`~agents.ppo.checkpoint.CheckpointError`
     naming the table and what would fit. A path's metadata is checked against this sam-env before use.
+    ``"ppo_search"`` is the shipped ``"ppo"`` network for the table with search at decision time
+    (:mod:`agents.search_bot`).
     """
     n_players = None if rules is None else rules.n_players
     if isinstance(spec, PolicyCheckpoint):

@@ -11,17 +11,22 @@ to the end of the hand in one batch, with the network itself as the model of eve
 At each decision with more than one legal move:
 
 1. **Candidates**: the network's ``candidates`` most probable legal moves.
-2. **Determinizations**: ``determinizations`` deals that agree with everything the seat has seen.
-   The seat keeps its own dealt cards (its hand and what it has played); every other seat gets
-   what it has played plus a random draw, of the size it still holds, from the cards the seat
-   cannot see.
+2. **Determinizations**: ``determinizations`` deals that agree with what the seat's observation
+   shows. The seat keeps its own dealt cards (its hand and what it has played); every other seat
+   gets what it has played plus a uniform draw, of the size it still holds, from the cards the
+   seat cannot see. Two things a careful player could also infer are not used: which suits a seat
+   still holds, from the suits the engine picked for its plays (it takes the lowest it holds;
+   suits play no part in the rules, and the observation has none), and, under
+   ``first_leader="lowest_card"``, that the leader of a table's first hand held the lowest card
+   (a seat's view does not say whether its hand is a table's first).
 3. **Replay**: every deal is dealt once per candidate in the vector env and the hand's history is
-   replayed move by move, which reproduces the public state (``tests/agents/test_search_bot.py``
-   checks that the replayed observation is the seat's own). A deal that could not have been
-   played — an instant win the real deal did not have — is dropped.
+   replayed move by move, which reproduces the public state; the bot checks that every replayed
+   deal gives the seat its own observation and refuses to go on otherwise. A deal that could not
+   have been played — an instant win the real deal did not have, a forced báo 1 the sampled cards
+   would not allow — is dropped; if every deal is dropped the network's move is played.
 4. **Rollout**: each copy plays its candidate, then every seat plays the network's most probable
    legal move until the hand ends. A candidate's value is the seat's mean money from this decision
-   on, over the deals; every candidate is scored on the same deals (common random numbers), so
+   to the end of the hand, over the deals; every candidate is scored on the same deals (common random numbers), so
    the comparison is sharper than the values themselves.
 5. The move with the highest value is played; ties go to the network's order.
 
@@ -33,16 +38,20 @@ deals), so a seeded bot is reproducible.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig, SeatView
 from sam_env.core.cards import DECK_SIZE
-from sam_env.vector import VectorEnv
+from sam_env.encoding import observation_layout
 
 from .ppo.bot import PPOBot, pretrained_checkpoint
 from .ppo.checkpoint import PolicyCheckpoint
+
+if TYPE_CHECKING:
+    from sam_env.vector import VectorEnv
 
 MAX_ROLLOUT_MOVES = 2_000
 """Moves of one rollout before giving up (a hand of Sâm Lốc ends in far fewer)."""
@@ -79,6 +88,8 @@ class SearchBot(Bot):
         self.determinizations = int(determinizations)
         self.candidates = int(candidates)
         self._venv: VectorEnv | None = None
+        self.replayed = 0
+        """How many sampled deals the last search could replay (of ``determinizations``)."""
         if name is not None:
             self.name = name
 
@@ -102,35 +113,38 @@ class SearchBot(Bot):
         values = self.values(observation["observation"], view, candidates)
         return int(candidates[int(np.argmax(values))])
 
-    def values(self, observation: np.ndarray, view: SeatView, candidates: np.ndarray) -> np.ndarray:
+    def values(self, observation: np.ndarray, view: SeatView, candidates: np.ndarray | list[int]) -> np.ndarray:
         """``float[len(candidates)]``: each candidate's mean money for the seat from now to the end of
-        the hand, over sampled deals (``-inf`` if no sampled deal could be replayed)."""
+        the hand, over the sampled deals that could be replayed (``-inf`` for all if none could;
+        :attr:`replayed` says how many were)."""
+        candidates = np.asarray(candidates, dtype=np.int64)
+        if candidates.ndim != 1 or not 1 <= candidates.size <= self.candidates:
+            raise ValueError(f"candidates must be 1 to {self.candidates} action indices, got {candidates.tolist()}")
+        illegal = sorted(set(candidates.tolist()) - set(view.legal))
+        if illegal:
+            raise ValueError(f"candidates {illegal} are not legal for seat {view.seat}; legal: {list(view.legal)}")
         venv = self._vector_env(view.rules)
-        n_det, k = self.determinizations, len(candidates)
+        n_det, k = self.determinizations, candidates.size
+        playing = np.arange(venv.num_tables) < k * n_det
         deals = self._sample_deals(view)
         batch = venv.reset(
             options={
-                "hands": [deals[t % n_det] for t in range(venv.num_tables)],
+                "hands": [deals[t % n_det] if playing[t] else None for t in range(venv.num_tables)],
                 "leader": [view.leader] * venv.num_tables,
             }
         )
-        playing = np.arange(venv.num_tables) < k * n_det
-        playing &= ~batch.terminated  # an instant win the real deal did not have
+        playing &= ~batch.terminated  # an instant win, which the real deal did not have
         actions = np.zeros(venv.num_tables, dtype=np.int64)
-        for seat, move in view.history:
+        for seat, move in view.history:  # a move the sampled cards cannot make (a forced báo 1) drops the deal
             playing &= (batch.current_seat == seat) & batch.action_mask[:, move]
             actions[:] = move
             batch = venv.step(actions, active=playing)
             playing &= ~batch.terminated
         playing &= batch.current_seat == view.seat
-        replayed = batch.observation[playing]
-        if not np.array_equal(replayed, np.broadcast_to(observation, replayed.shape)):
-            raise RuntimeError(
-                f"{self.name}: a replayed deal does not reproduce seat {view.seat}'s observation; "
-                "the vector engine and the reference disagree"
-            )
+        self._check_replay(batch.observation[playing], observation, view.seat)
+        self.replayed = int(playing[:n_det].sum())
         actions[:] = candidates[np.minimum(np.arange(venv.num_tables) // n_det, k - 1)]
-        money = self._roll_out(venv, actions, playing, view.seat)
+        money = self._roll_out(venv, actions, playing, view.seat) - view.net[view.seat]
         values = np.full(k, -np.inf)
         for i in range(k):
             rows = slice(i * n_det, (i + 1) * n_det)
@@ -138,14 +152,32 @@ class SearchBot(Bot):
                 values[i] = money[rows][playing[rows]].mean()
         return values
 
+    def _check_replay(self, replayed: np.ndarray, observation: np.ndarray, seat: int) -> None:
+        """Every replayed deal must give the seat the observation it has: the sampled deals and the
+        replay are wrong otherwise, and so would every value be."""
+        differs = np.flatnonzero((replayed != observation).any(axis=0))
+        if differs.size:
+            sizes = observation_layout(self.n_players)
+            ends = np.cumsum([size for _, size in sizes])
+            block = sizes[int(np.searchsorted(ends, differs[0], side="right"))][0]
+            raise RuntimeError(
+                f"{self.name}: replaying the hand's history on a sampled deal does not give seat {seat}'s "
+                f"observation (block {block!r} differs): the view and the observation disagree, or the "
+                "observation was wrapped or normalized"
+            )
+
     def _roll_out(self, venv: VectorEnv, actions: np.ndarray, playing: np.ndarray, seat: int) -> np.ndarray:
         """Play ``actions`` at the ``playing`` tables, then the network's moves at every seat until
-        each hand ends; the money ``seat`` received meanwhile, per table."""
+        each hand ends; per table, ``seat``'s net money of the whole hand.
+
+        Read from the finished hand's result, not summed from the step rewards: those also carry the
+        instant wins of the next hand the table deals at once, which is no part of this one."""
         money = np.zeros(venv.num_tables)
         live = playing.copy()
         for _ in range(MAX_ROLLOUT_MOVES):
             batch = venv.step(actions, active=live)
-            money += np.where(live, batch.rewards[:, seat], 0.0)
+            for t, hands in venv.results().items():
+                money[t] = hands[0].result.net[seat]
             live &= ~batch.terminated
             if not live.any():
                 return money
@@ -170,8 +202,11 @@ class SearchBot(Bot):
         return deals
 
     def _vector_env(self, rules: RuleConfig) -> VectorEnv:
-        """One vector env per rules, of ``candidates × determinizations`` tables, made at first use."""
+        """The search's ``candidates × determinizations`` tables for these rules, made at first use
+        (and again if the rules change). Imported here: the compiled engine loads numba, which the
+        registry's other bots do not need."""
+        from sam_env.vector import VectorEnv
+
         if self._venv is None or self._venv.rules != rules:
             self._venv = VectorEnv(self.candidates * self.determinizations, rules, seed=0)
-            self._venv.reset()
         return self._venv

@@ -27,11 +27,11 @@ RULE_CASES = [
 HANDS_PER_CASE = 150
 
 
-def _at_test_budget(bot: Bot) -> Bot:
+def _at_test_budget(bot: Bot, seed: int) -> Bot:
     """A search bot with a small budget: the budget changes how long it thinks, not which moves it
     may make, and the default one would make this test minutes longer."""
     if isinstance(bot, SearchBot):
-        return SearchBot(bot.network.checkpoint, determinizations=4, candidates=3)
+        return SearchBot(bot.network.checkpoint, seed=seed, determinizations=4, candidates=3)
     return bot
 
 
@@ -63,7 +63,8 @@ def test_every_bot_only_plays_legal_actions(rules: RuleConfig) -> None:
     for hand_number in range(HANDS_PER_CASE):
         env.reset(seed=hand_number)
         picks = rng.integers(len(names), size=rules.n_players)
-        lineup[:] = [_at_test_budget(load_bot(names[int(i)], seed=hand_number, rules=rules)) for i in picks]
+        bots = [load_bot(names[int(i)], seed=hand_number, rules=rules) for i in picks]
+        lineup[:] = [_at_test_budget(bot, hand_number) for bot in bots]
         assert play_out(env, checked) is not None
     assert decisions > HANDS_PER_CASE
     assert responsible_singles > 0, "the báo-1 check above was never exercised"

@@ -42,6 +42,24 @@ def test_every_registered_bot_plays_hands_through_the_aec_env(name: str) -> None
         assert sum(play_out(env, legal_only).net) == 0
 
 
+def test_batch_logits_and_best_actions_agree_with_one_row_at_a_time() -> None:
+    bot = load_bot("ppo")
+    env = SingleAgentEnv(opponents=load_bot("heuristic"))
+    observations, masks = [], []
+    observation, _ = env.reset(seed=4)
+    for _ in range(40):
+        observations.append(observation)
+        masks.append(env.action_masks())
+        observation, _, terminated, _, _ = env.step(int(np.flatnonzero(env.action_masks())[-1]))
+        if terminated:
+            observation, _ = env.reset()
+    rows, masks = np.array(observations), np.array(masks)
+    batched = bot.batch_logits(rows)
+    np.testing.assert_allclose(batched, [bot.logits(row) for row in rows], rtol=1e-5, atol=1e-5)
+    expected = [int(np.flatnonzero(m)[np.argmax(bot.logits(r)[m])]) for r, m in zip(rows, masks, strict=True)]
+    assert bot.best_actions(rows, masks).tolist() == expected
+
+
 @pytest.mark.parametrize("name", pretrained_names())
 def test_a_shipped_network_is_an_opponent_of_the_single_agent_view(name: str) -> None:
     rules = _table_of(name)

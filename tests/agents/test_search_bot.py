@@ -17,7 +17,7 @@ from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
 from sam_env.core.cards import FULL_DECK
-from sam_env.core.rules import CARDS_PER_HAND
+from sam_env.core.rules import CARDS_PER_HAND, INSTANT_WIN_TYPES
 from sam_env.vector.reference_check import random_rules
 
 
@@ -65,32 +65,34 @@ def test_search_plays_legally_under_random_rules_and_its_replays_match_the_obser
     rules = random_rules(np.random.default_rng(100 + seed))
     env = sam_env.env(rules=rules)
     bots = [_search_bot(rules, seed=s) for s in range(rules.n_players)]
-    searched = 0
+    searched = replayed = 0
 
     def choose(seat: int, observation: dict, view: SeatView) -> int:
-        nonlocal searched
+        nonlocal searched, replayed
+        bots[seat].replayed = 0
         action = bots[seat].act(observation, view)
         assert observation["action_mask"][action]
         searched += int(observation["action_mask"].sum() > 1)
+        replayed += bots[seat].replayed
         return action
 
     for hand in range(4):
         env.reset(seed=seed * 100 + hand)
         play_out(env, choose)
-    assert searched > 0
+    assert searched > 0 and replayed > searched, "the observation check ran on replayed deals"
 
 
 def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine() -> None:
     """A candidate's value is the mean, over the sampled deals, of the money the seat gets from the
     decision to the end of the hand when that deal is replayed and then played by the network at
     every seat — recomputed here with ``sam_env.env()`` and ``PPOBot``."""
-    rules = RuleConfig()
+    rules = RuleConfig(instant_wins=frozenset(INSTANT_WIN_TYPES))  # rollouts' next hands may be instant wins
     network = PPOBot(pretrained_checkpoint("ppo"))
     points = [p for p in _decision_points(rules, hands=3, seed=7) if p[0]["action_mask"].sum() > 2][::5]
     assert len(points) >= 3
     env = sam_env.env(rules=rules)
     for i, (observation, view) in enumerate(points):
-        candidates = np.flatnonzero(observation["action_mask"])[:3]
+        candidates = np.flatnonzero(observation["action_mask"])[:2]  # fewer than the bot's 3: idle tables
         bot = _search_bot(rules, seed=i, determinizations=3)
         deals = _search_bot(rules, seed=i, determinizations=3)._sample_deals(view)  # the same draws
         values = bot.values(observation["observation"], view, candidates)
@@ -126,7 +128,7 @@ def test_a_view_that_disagrees_with_the_observation_is_refused() -> None:
     highest_unseen = 1 << (view.unseen.bit_length() - 1)
     assert (lowest.bit_length() - 1) >> 2 != (highest_unseen.bit_length() - 1) >> 2, "the swap must change a rank"
     hand = view.hand ^ lowest | highest_unseen  # a hand the observation does not show
-    with pytest.raises(RuntimeError, match="does not reproduce"):
+    with pytest.raises(RuntimeError, match="does not give seat [0-9]+.s observation \(block .hand. differs\)"):
         _search_bot(rules).act(observation, dataclasses.replace(view, hand=hand))
 
 
@@ -136,6 +138,18 @@ def test_ppo_search_loads_for_every_table_size(n_players: int) -> None:
     bot = load_bot("ppo_search", seed=1, rules=rules)
     assert isinstance(bot, SearchBot) and bot.n_players == n_players and bot.name == "ppo_search"
     assert load_bot("ppo_search").n_players == 4
+
+
+def test_bad_candidates_are_refused() -> None:
+    observation, view = next(
+        (o, v) for o, v in _decision_points(RuleConfig(), hands=1, seed=2) if o["action_mask"].sum() > 1
+    )
+    bot, legal = _search_bot(RuleConfig()), list(view.legal)
+    illegal = next(a for a in range(len(observation["action_mask"])) if not observation["action_mask"][a])
+    cases = (([], "1 to 3 action indices"), (legal[:1] * 4, "1 to 3 action indices"), ([illegal], "not legal"))
+    for bad, message in cases:
+        with pytest.raises(ValueError, match=message):
+            bot.values(observation["observation"], view, bad)
 
 
 def test_bad_budgets_and_tables_are_refused() -> None:
