@@ -128,7 +128,7 @@ def test_a_view_that_disagrees_with_the_observation_is_refused() -> None:
     highest_unseen = 1 << (view.unseen.bit_length() - 1)
     assert (lowest.bit_length() - 1) >> 2 != (highest_unseen.bit_length() - 1) >> 2, "the swap must change a rank"
     hand = view.hand ^ lowest | highest_unseen  # a hand the observation does not show
-    with pytest.raises(RuntimeError, match="does not give seat [0-9]+.s observation \(block .hand. differs\)"):
+    with pytest.raises(RuntimeError, match=r"does not give seat [0-9]+.s observation \(block .hand. differs\)"):
         _search_bot(rules).act(observation, dataclasses.replace(view, hand=hand))
 
 
