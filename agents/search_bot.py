@@ -37,7 +37,7 @@ deals), so a seeded bot is reproducible.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,11 +47,12 @@ from sam_env.core import RuleConfig, SeatView
 from sam_env.core.cards import DECK_SIZE
 from sam_env.encoding import observation_layout
 
-from .ppo.bot import PPOBot, pretrained_checkpoint
+from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
 from .ppo.checkpoint import PolicyCheckpoint
 
 if TYPE_CHECKING:
     from sam_env.vector import VectorEnv
+    from sam_env.vector.learner import BatchedPolicy
 
 MAX_ROLLOUT_MOVES = 2_000
 """Moves of one rollout before giving up (a hand of Sâm Lốc ends in far fewer)."""
@@ -76,6 +77,7 @@ class SearchBot(Bot):
         seed: int | None = None,
         determinizations: int = 64,
         candidates: int = 8,
+        opponent_models: Sequence[OpponentModel] = (),
         name: str | None = None,
     ) -> None:
         super().__init__(seed)
@@ -85,6 +87,9 @@ class SearchBot(Bot):
         self.network = PPOBot(checkpoint)
         self.n_players = checkpoint.rules.n_players
         """The only table size the network can play."""
+        self.opponent_models = tuple(_checked_model(model, self.n_players) for model in opponent_models)
+        """The models of the other seats in rollouts besides the network (see the module docstring)."""
+        self._policies: tuple[BatchedPolicy, ...] = ()
         self.determinizations = int(determinizations)
         self.candidates = int(candidates)
         self._venv: VectorEnv | None = None
@@ -95,8 +100,11 @@ class SearchBot(Bot):
 
     @classmethod
     def pretrained(cls, network: str = "ppo", seed: int | None = None, *, label: str | None = None) -> SearchBot:
-        """Search over a shipped network (``label``: the name in reports, default ``"ppo_search"``)."""
-        return cls(pretrained_checkpoint(network), seed=seed, name=label)
+        """The registry's ``ppo_search``: search over a shipped network, with :func:`shipped_opponent_models`
+        for its table size (``label``: the name in reports, default ``"ppo_search"``)."""
+        checkpoint = pretrained_checkpoint(network)
+        models = shipped_opponent_models(checkpoint.rules.n_players)
+        return cls(checkpoint, seed=seed, opponent_models=models, name=label)
 
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
         legal = np.flatnonzero(observation["action_mask"])
@@ -172,6 +180,9 @@ class SearchBot(Bot):
 
         Read from the finished hand's result, not summed from the step rewards: those also carry the
         instant wins of the next hand the table deals at once, which is no part of this one."""
+        policies = (self.network.best_actions, *self._policies)
+        model_of = self._draw_models(venv.num_tables, seat)
+        tables = np.arange(venv.num_tables)
         money = np.zeros(venv.num_tables)
         live = playing.copy()
         for _ in range(MAX_ROLLOUT_MOVES):
@@ -181,8 +192,31 @@ class SearchBot(Bot):
             live &= ~batch.terminated
             if not live.any():
                 return money
-            actions[live] = self.network.best_actions(batch.observation[live], batch.action_mask[live])
+            masks = batch.action_mask
+            actions[live] = np.argmax(masks[live], axis=1)  # the only legal move, where there is one
+            choosing = live.copy()  # over half the rows of a rollout have one legal move: no model needed
+            choosing[live] = np.count_nonzero(masks[live], axis=1) > 1
+            acting_model = model_of[tables, batch.current_seat]
+            for m, policy in enumerate(policies):
+                rows = choosing & (acting_model == m)
+                if rows.any():
+                    actions[rows] = policy(batch.observation[rows], masks[rows])
+                    if not masks[rows, actions[rows]].all():
+                        raise RuntimeError(f"{self.name}: opponent model {self._model_label(m)} chose an illegal move")
         raise RuntimeError(f"{self.name}: a rollout did not end in {MAX_ROLLOUT_MOVES} moves")
+
+    def _draw_models(self, num_tables: int, seat: int) -> np.ndarray:
+        """``int[num_tables, n_players]``: which policy plays each seat of each table in the rollouts
+        (0: the network; ``m``: ``opponent_models[m - 1]``). Drawn per sampled deal and seat, so every
+        candidate meets the same opponents on the same deal; the seat itself is always the network."""
+        if not self.opponent_models:
+            return np.zeros((num_tables, self.n_players), dtype=np.int64)
+        per_deal = self.rng.integers(len(self.opponent_models) + 1, size=(self.determinizations, self.n_players))
+        per_deal[:, seat] = 0
+        return per_deal[np.arange(num_tables) % self.determinizations]
+
+    def _model_label(self, m: int) -> str:
+        return "the network" if m == 0 else repr(_label(self.opponent_models[m - 1]))
 
     def _sample_deals(self, view: SeatView) -> list[list[int]]:
         """Deals (card masks per seat) that agree with what ``view`` has seen; see the module docstring."""
@@ -209,4 +243,54 @@ class SearchBot(Bot):
 
         if self._venv is None or self._venv.rules != rules:
             self._venv = VectorEnv(self.candidates * self.determinizations, rules, seed=0)
+            self._policies = tuple(_batched_policy(model, rules) for model in self.opponent_models)
         return self._venv
+
+
+OpponentModel = str | PolicyCheckpoint
+"""A model of the other seats in rollouts: ``"heuristic"`` (the heuristic bot, compiled), the name of a
+shipped network, or a network's checkpoint (its most probable legal move)."""
+
+SHIPPED_OPPONENT_MODELS: dict[int, tuple[str, ...]] = {4: ("ppo_v1", "heuristic")}
+"""``ppo_search``'s models of the other seats besides its own network, per table size."""
+
+
+def shipped_opponent_models(n_players: int) -> tuple[str, ...]:
+    """The opponent models ``ppo_search`` uses at ``n_players`` seats (see :data:`SHIPPED_OPPONENT_MODELS`)."""
+    return SHIPPED_OPPONENT_MODELS.get(n_players, ())
+
+
+def _label(model: OpponentModel) -> str:
+    return model if isinstance(model, str) else model.source
+
+
+def _checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
+    """``model`` if it names a model that can play ``n_players`` seats; a clear error otherwise."""
+    if isinstance(model, str) and model != "heuristic":
+        if model not in pretrained_names():
+            raise ValueError(
+                f"opponent model {model!r}: expected 'heuristic', a shipped network "
+                f"({', '.join(pretrained_names())}) or a PolicyCheckpoint"
+            )
+        model = pretrained_checkpoint(model)
+    if isinstance(model, PolicyCheckpoint):
+        if model.rules.n_players != n_players:
+            raise ValueError(
+                f"opponent model {model.source!r} plays {model.rules.n_players} seats, the searched network {n_players}"
+            )
+        return model
+    if model != "heuristic":
+        raise TypeError(
+            f"opponent model: expected 'heuristic', a shipped network's name or a PolicyCheckpoint, got {model!r}"
+        )
+    return model
+
+
+def _batched_policy(model: OpponentModel, rules: RuleConfig) -> BatchedPolicy:
+    """The batched policy of a checked model for these rules (the heuristic's tables depend on them;
+    imported here, as the vector env is: it is compiled)."""
+    if isinstance(model, PolicyCheckpoint):
+        return PPOBot(model).best_actions
+    from .batched_heuristic import BatchedHeuristic
+
+    return BatchedHeuristic(rules)

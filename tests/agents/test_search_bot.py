@@ -12,7 +12,7 @@ import pytest
 import sam_env
 from agents.ppo.bot import PPOBot, pretrained_checkpoint
 from agents.registry import load_bot, shipped_network_for
-from agents.search_bot import SearchBot
+from agents.search_bot import SearchBot, shipped_opponent_models
 from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
@@ -21,9 +21,15 @@ from sam_env.core.rules import CARDS_PER_HAND, INSTANT_WIN_TYPES
 from sam_env.vector.reference_check import random_rules
 
 
-def _search_bot(rules: RuleConfig, seed: int = 0, determinizations: int = 4, candidates: int = 3) -> SearchBot:
+def _search_bot(
+    rules: RuleConfig,
+    seed: int = 0,
+    determinizations: int = 4,
+    candidates: int = 3,
+    opponent_models: tuple[object, ...] = (),
+) -> SearchBot:
     checkpoint = pretrained_checkpoint(shipped_network_for("ppo", rules))
-    return SearchBot(checkpoint, seed=seed, determinizations=determinizations, candidates=candidates)
+    return SearchBot(checkpoint, seed, determinizations, candidates, opponent_models)
 
 
 def _decision_points(rules: RuleConfig, hands: int, seed: int) -> list[tuple[dict, SeatView]]:
@@ -64,7 +70,8 @@ def test_search_plays_legally_under_random_rules_and_its_replays_match_the_obser
     here also checks the replay against the reference environment's observation."""
     rules = random_rules(np.random.default_rng(100 + seed))
     env = sam_env.env(rules=rules)
-    bots = [_search_bot(rules, seed=s) for s in range(rules.n_players)]
+    models = shipped_opponent_models(rules.n_players)
+    bots = [_search_bot(rules, seed=s, opponent_models=models) for s in range(rules.n_players)]
     searched = replayed = 0
 
     def choose(seat: int, observation: dict, view: SeatView) -> int:
@@ -82,23 +89,29 @@ def test_search_plays_legally_under_random_rules_and_its_replays_match_the_obser
     assert searched > 0 and replayed > searched, "the observation check ran on replayed deals"
 
 
-def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine() -> None:
+@pytest.mark.parametrize("opponent_models", [(), ("ppo_v1", "heuristic")])
+def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(opponent_models: tuple[str, ...]) -> None:
     """A candidate's value is the mean, over the sampled deals, of the money the seat gets from the
-    decision to the end of the hand when that deal is replayed and then played by the network at
-    every seat — recomputed here with ``sam_env.env()`` and ``PPOBot``."""
+    decision to the end of the hand when that deal is replayed and then played by each seat's model
+    (the network, or the opponent model drawn for that seat and deal) — recomputed here with
+    ``sam_env.env()``, ``PPOBot`` and the Python ``HeuristicBot``."""
     rules = RuleConfig(instant_wins=frozenset(INSTANT_WIN_TYPES))  # rollouts' next hands may be instant wins
     network = PPOBot(pretrained_checkpoint("ppo"))
+    models = [network] + [load_bot(m, seed=0) for m in opponent_models]
     points = [p for p in _decision_points(rules, hands=3, seed=7) if p[0]["action_mask"].sum() > 2][::5]
     assert len(points) >= 3
     env = sam_env.env(rules=rules)
+    drawn = set()
     for i, (observation, view) in enumerate(points):
         candidates = np.flatnonzero(observation["action_mask"])[:2]  # fewer than the bot's 3: idle tables
-        bot = _search_bot(rules, seed=i, determinizations=3)
-        deals = _search_bot(rules, seed=i, determinizations=3)._sample_deals(view)  # the same draws
+        bot = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models)
+        twin = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models)
+        deals = twin._sample_deals(view)  # the same draws, in the same order as values() makes them
+        model_of = twin._draw_models(3, view.seat)
         values = bot.values(observation["observation"], view, candidates)
         for value, candidate in zip(values, candidates, strict=True):
             money = []
-            for deal in deals:
+            for deal, seat_models in zip(deals, model_of, strict=True):
                 env.reset(options={"hands": deal, "leader": view.leader})
                 raw = env.unwrapped
                 if raw.over:  # an instant win: a deal the real hand could not have had
@@ -106,9 +119,32 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine() -> 
                 for _, move in view.history:
                     env.step(move)
                 env.step(int(candidate))
-                result = raw.result if raw.over else play_out(env, lambda s, o, v: network.act(o, v))
+                drawn.update(seat_models.tolist())
+                by_seat = [models[m] for m in seat_models]
+                result = raw.result if raw.over else play_out(env, lambda s, o, v, bots=by_seat: bots[s].act(o, v))
                 money.append(result.net[view.seat] - view.net[view.seat])
             assert value == pytest.approx(np.mean(money)), (i, candidate)
+    assert drawn == set(range(len(models))), "every model played some rollout"
+
+
+def test_the_seat_itself_is_always_played_by_the_network_in_rollouts() -> None:
+    bot = _search_bot(RuleConfig(), determinizations=50, opponent_models=("ppo_v1", "heuristic"))
+    model_of = bot._draw_models(150, seat=2)
+    assert (model_of[:, 2] == 0).all() and set(np.unique(model_of[:, [0, 1, 3]])) == {0, 1, 2}
+    assert (model_of[:50] == model_of[50:100]).all(), "every candidate meets the same opponents on a deal"
+
+
+@pytest.mark.parametrize(
+    ("model", "error", "message"),
+    [
+        ("nobody", ValueError, "expected 'heuristic', a shipped network"),
+        ("ppo_3p", ValueError, "plays 3 seats, the searched network 4"),
+        (3, TypeError, "expected 'heuristic'"),
+    ],
+)
+def test_bad_opponent_models_are_refused(model: object, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        _search_bot(RuleConfig(), opponent_models=(model,))
 
 
 def test_with_one_candidate_it_plays_the_networks_move() -> None:
