@@ -6,7 +6,7 @@ move it; docs/ppo_bot.md). Card-game programs get their next step from search at
 perfect-information Monte Carlo, as in Bridge and Skat programs (Long et al., "Understanding the
 success of perfect information Monte Carlo sampling in game tree search", AAAI 2010). Here the
 compiled :class:`~sam_env.vector.VectorEnv` makes it cheap: hundreds of sampled tables are played
-to the end of the hand in one batch, with the network itself as the model of every seat.
+to the end of the hand in one batch, with batched policies as the models of the seats.
 
 At each decision with more than one legal move:
 
@@ -24,14 +24,25 @@ At each decision with more than one legal move:
    deal gives the seat its own observation and refuses to go on otherwise. A deal that could not
    have been played — an instant win the real deal did not have, a forced báo 1 the sampled cards
    would not allow — is dropped; if every deal is dropped the network's move is played.
-4. **Rollout**: each copy plays its candidate, then every seat plays the network's most probable
-   legal move until the hand ends. A candidate's value is the seat's mean money from this decision
-   to the end of the hand, over the deals; every candidate is scored on the same deals (common random numbers), so
-   the comparison is sharper than the values themselves.
+4. **Rollout**: each copy plays its candidate, then the hand is played to its end: the seat itself
+   by the network's most probable legal move, every other seat by a model drawn for it once per
+   sampled deal (the same for every candidate), uniformly from the network and ``opponent_models``
+   (batched policies: the compiled heuristic, other networks). A candidate's value is the seat's mean
+   money from this decision to the end of the hand, over the deals; every candidate is scored on the
+   same deals and opponents (common random numbers), so the comparison is sharper than the values.
 5. The move with the highest value is played; ties go to the network's order.
 
+Why a mix of opponent models: the search exploits whatever model of the other seats it is given,
+including that model's quirks, which real opponents do not share. At 4 seats, ``ppo_search`` models
+them by its own network, ``ppo_v1`` and the heuristic (:data:`SHIPPED_OPPONENT_MODELS`): in two
+400-deal duplicate trials against heuristic ×3 that mix gained +0.60 and +0.41 X/hand over the
+network alone as the model, where the heuristic alone (−0.21) and the two networks without it
+(−0.16) did not (docs/ppo_bot.md). At other table sizes it models every seat by its network (untested mixes are not
+shipped). The budget matters less than the model: in the model's own terms, 256 deals instead of 64
+add about 9 % to what the search gains over the network (``benchmarks/search_convergence.py``).
+
 The bot reads only its own view (``SeatView``: its hand, the public history), never the other
-hands; its opponents need not be the network. Its decisions depend on its seed (the sampled
+hands; its opponents need not be any of its models. Its decisions depend on its seed (the sampled
 deals), so a seeded bot is reproducible.
 """
 
@@ -62,9 +73,13 @@ class SearchBot(Bot):
     """A network's moves chosen by determinized rollouts (see the module docstring).
 
     Args:
-        checkpoint: the network: the candidates' order and the model of every seat in rollouts.
-        seed: seeds the sampled deals.
+        checkpoint: the network: the candidates' order, the seat's own play in rollouts and one of
+            the models of the other seats.
+        seed: seeds the sampled deals and the drawn opponent models.
         determinizations: deals sampled per decision (the cost grows with it; 64 by default).
+        opponent_models: models of the other seats in rollouts besides the network, each drawn as
+            often as the network: ``"heuristic"``, a shipped network's name or a ``PolicyCheckpoint``
+            of the same table size (none by default; ``ppo_search``'s are :data:`SHIPPED_OPPONENT_MODELS`).
         candidates: the network's most probable legal moves that are scored (8 by default).
         name: the agent's name in reports (default ``"ppo_search"``).
     """

@@ -1,13 +1,15 @@
-"""What ``ppo_search``'s budget buys: X/hand against the heuristic, and CPU time per decision.
+"""What ``ppo_search``'s budget and opponent models buy: X/hand against the heuristic, and CPU time per decision.
 
-Each budget (``determinizations x candidates``) plays the same duplicate deals against heuristic
-×3 as the network alone (``ppo``), so its gain over the network is a paired difference over deals
-(95 % CI). The cost is CPU time per searched decision (one with more than one legal move), timed
-on one core over the decisions of a few hands. Writes ``search_budget.md`` and ``search_budget.png``.
+Each search (``DETERMINIZATIONSxCANDIDATES``, optionally ``:MODEL+MODEL`` for its opponent models
+besides the network, e.g. ``64x8:ppo_v1+heuristic``, which is ``ppo_search``) plays the same
+duplicate deals against heuristic ×3 as the network alone (``ppo``), so its gain over the network
+is a paired difference over deals (95 % CI), and so is its gain over the first search listed. The
+cost is CPU time per searched decision (one with more than one legal move), timed on one core over
+the decisions of a few hands. Writes ``search_budget.md`` and ``search_budget.png``.
 
-    python benchmarks/search_budget.py [--deals 300] [--budgets 16x4 32x8 64x8] [--workers 2]
+    python benchmarks/search_budget.py [--deals 300] [--budgets 64x8 64x8:ppo_v1+heuristic] [--workers 2]
 
-The budgets are registered by name before the tournament's worker processes start, so they reach
+The searches are registered by name before the tournament's worker processes start, so they reach
 workers that are forked (the default on Linux before Python 3.14).
 """
 
@@ -34,10 +36,25 @@ from evaluation.tournament import Match, play_out, run_matches
 from sam_env import RuleConfig
 
 
-def cpu_ms_per_decision(determinizations: int, candidates: int, hands: int) -> tuple[float, float]:
+def parse_search(spec: str) -> tuple[int, int, tuple[str, ...]]:
+    """``"64x8:ppo_v1+heuristic"`` -> ``(64, 8, ("ppo_v1", "heuristic"))``."""
+    budget, _, models = spec.partition(":")
+    try:
+        determinizations, candidates = (int(x) for x in budget.split("x"))
+    except ValueError:
+        raise SystemExit(f"--budgets: expected DETERMINIZATIONSxCANDIDATES[:MODEL+MODEL], got {spec!r}") from None
+    return determinizations, candidates, tuple(models.split("+")) if models else ()
+
+
+def search_bot(spec: str, seed: int | None = None) -> SearchBot:
+    determinizations, candidates, models = parse_search(spec)
+    return SearchBot(pretrained_checkpoint("ppo"), seed, determinizations, candidates, models, name=f"search_{spec}")
+
+
+def cpu_ms_per_decision(spec: str, hands: int) -> tuple[float, float]:
     """CPU milliseconds per searched decision of a seat-0 search bot against heuristic ×3, and of its
     network alone on the same decisions (the reference, timed in the same loop)."""
-    bot = SearchBot(pretrained_checkpoint("ppo"), seed=0, determinizations=determinizations, candidates=candidates)
+    bot = search_bot(spec, seed=0)
     heuristic = load_bot("heuristic", seed=0)
     env, spent, network_spent, searched = sam_env.env(), 0.0, 0.0, 0
 
@@ -70,32 +87,40 @@ def main() -> None:
     run_single_threaded()  # one core per process: the timing and every worker
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=300)
-    parser.add_argument("--budgets", nargs="+", default=["16x4", "32x8", "64x8"], help="DETERMINIZATIONSxCANDIDATES")
+    parser.add_argument(
+        "--budgets", nargs="+", default=["32x8", "64x8", "64x8:ppo_v1+heuristic"], help="DxK[:MODEL+MODEL]"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--timing-hands", type=int, default=20)
     parser.add_argument("--out", type=Path, default=Path("results/search_budget"))
     args = parser.parse_args()
-    budgets = [tuple(int(x) for x in b.split("x")) for b in args.budgets]
-    for n, k in budgets:  # registered before the pool forks, so every worker knows them
-        register(f"search_{n}x{k}", partial(SearchBot, pretrained_checkpoint("ppo"), determinizations=n, candidates=k))
-    matches = [Match("ppo", ("heuristic",) * 3)] + [Match(f"search_{n}x{k}", ("heuristic",) * 3) for n, k in budgets]
+    for spec in args.budgets:  # registered before the pool forks, so every worker knows them
+        parse_search(spec)
+        register(f"search_{spec}", partial(search_bot, spec))
+    matches = [Match("ppo", ("heuristic",) * 3)] + [
+        Match(f"search_{spec}", ("heuristic",) * 3) for spec in args.budgets
+    ]
     results = run_matches(matches, RuleConfig(), args.deals, seed=args.seed, workers=args.workers)
     per_deal = [r.metrics[:, :, 0, NET].mean(axis=1) for r in results]
     rows = []
-    for (n, k), net in zip(budgets, per_deal[1:], strict=True):
-        ms, network_ms = cpu_ms_per_decision(n, k, args.timing_hands)
-        rows.append((f"{n}x{k}", ms, mean_ci(net), mean_ci(net - per_deal[0])))
+    for spec, net in zip(args.budgets, per_deal[1:], strict=True):
+        ms, network_ms = cpu_ms_per_decision(spec, args.timing_hands)
+        rows.append((spec, ms, mean_ci(net), mean_ci(net - per_deal[0]), mean_ci(net - per_deal[1])))
     base = mean_ci(per_deal[0])
     lines = [
-        f"ppo_search budgets against heuristic x3: {args.deals} duplicate deals (seed {args.seed}), 4 seats, Sâm on",
+        f"Searches over ppo against heuristic x3: {args.deals} duplicate deals (seed {args.seed}), 4 seats, Sâm on",
         "",
-        "| budget (deals x candidates) | CPU ms / searched decision | X/hand | 95% CI | gain over ppo | 95% CI |",
-        "|---|---|---|---|---|---|",
-        f"| ppo (no search) | {network_ms:.3f} | {base[0]:+.2f} | [{base[1]:+.2f}, {base[2]:+.2f}] | | |",
+        "| search (deals x candidates: opponent models) | CPU ms / searched decision | X/hand | 95% CI "
+        f"| gain over ppo | 95% CI | gain over {args.budgets[0]} | 95% CI |",
+        "|---|---|---|---|---|---|---|---|",
+        f"| ppo (no search) | {network_ms:.3f} | {base[0]:+.2f} | [{base[1]:+.2f}, {base[2]:+.2f}] | | | | |",
     ]
-    for name, ms, (m, lo, hi), (g, glo, ghi) in rows:
-        lines.append(f"| {name} | {ms:.0f} | {m:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {g:+.2f} | [{glo:+.2f}, {ghi:+.2f}] |")
+    for name, ms, (m, lo, hi), (g, glo, ghi), (f, flo, fhi) in rows:
+        lines.append(
+            f"| {name} | {ms:.0f} | {m:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {g:+.2f} | [{glo:+.2f}, {ghi:+.2f}] "
+            f"| {f:+.2f} | [{flo:+.2f}, {fhi:+.2f}] |"
+        )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "search_budget.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -103,7 +128,7 @@ def main() -> None:
     ms = [r[1] for r in rows]
     gains = np.array([r[3] for r in rows])
     ax.errorbar(ms, gains[:, 0], yerr=[gains[:, 0] - gains[:, 1], gains[:, 2] - gains[:, 0]], fmt="o-", capsize=4)
-    for name, x, _, (g, _, _) in rows:
+    for name, x, _, (g, _, _), _ in rows:
         ax.annotate(name, (x, g), textcoords="offset points", xytext=(6, -12))
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xscale("log")

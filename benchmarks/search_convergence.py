@@ -4,7 +4,7 @@ At every searched decision of a seat-0 ``ppo_search`` against heuristic ×3 (the
 bot's own 64-deal choices), the candidates are valued on ``--rounds`` independent sets of 64 sampled
 deals. A chooser that sees the first 1, 2 or 4 sets (64, 128, 256 deals) picks a move; the move is
 then judged on the last 4 sets, which it never saw, so the gain over the network's own first choice
-is an unbiased estimate *in the search's model* (network play at every seat, uniform unseen cards).
+is an unbiased estimate *in the search's model* (its models of every seat, uniform unseen cards).
 If the gain barely grows with the deals, a bigger budget cannot help much, and what the bot still
 leaves on the table is the model's error, not sampling noise. Writes ``search_convergence.md``.
 
@@ -24,7 +24,7 @@ from tqdm import tqdm
 import sam_env
 from agents.ppo.bot import pretrained_checkpoint
 from agents.registry import load_bot
-from agents.search_bot import SearchBot
+from agents.search_bot import SearchBot, shipped_opponent_models
 from evaluation.tournament import play_out
 
 DEALS_PER_SET = 64
@@ -34,7 +34,8 @@ CANDIDATES = 8
 def valued_decisions(hands: int, sets: int, seed: int) -> np.ndarray:
     """``float[decisions, sets, CANDIDATES]``: each searched decision's candidate values on each set
     of deals (NaN past the legal candidates and for a set none of whose deals could be replayed)."""
-    bot = SearchBot(pretrained_checkpoint("ppo"), seed=seed, determinizations=DEALS_PER_SET, candidates=CANDIDATES)
+    models = shipped_opponent_models(4)  # ppo_search's own model of the other seats
+    bot = SearchBot(pretrained_checkpoint("ppo"), seed, DEALS_PER_SET, CANDIDATES, models)
     heuristic = load_bot("heuristic", seed=seed)
     env, rows = sam_env.env(), []
 
