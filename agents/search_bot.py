@@ -32,18 +32,19 @@ At each decision with more than one legal move:
    same deals and opponents (common random numbers), so the comparison is sharper than the values.
 5. The move with the highest value is played; ties go to the network's order.
 
-Why a mix of opponent models: the search exploits whatever model of the other seats it is given,
-including that model's quirks, which real opponents do not share. At 4 seats, ``ppo_search`` models
-them by its own network, ``ppo_v1`` and the heuristic (:data:`SHIPPED_OPPONENT_MODELS`): in two
-400-deal duplicate trials against heuristic ×3 that mix gained +0.60 and +0.41 X/hand over the
-network alone as the model, where the heuristic alone (−0.21) and the two networks without it
-(−0.16) did not (docs/ppo_bot.md). At other table sizes it models every seat by its network (untested mixes are not
-shipped). The budget matters less than the model: in the model's own terms, 256 deals instead of 64
-add about 9 % to what the search gains over the network (``benchmarks/search_convergence.py``).
+Why a mix of opponent models: at 4 seats ``ppo_search`` models the other seats by its own network,
+``ppo_v1`` and the heuristic (:data:`SHIPPED_OPPONENT_MODELS`). In two 400-deal duplicate trials against
+heuristic ×3 that mix gained +0.60 [+0.20, +1.01] and +0.41 [−0.00, +0.83] X/hand over the network as the
+only model, where the heuristic alone (−0.21) and the two networks without it (−0.16) did not; against
+``ppo_v1`` and ``ppo_v2`` it changed nothing measurable (docs/ppo_bot.md). A search exploits whatever model
+it is given, quirks included, and a mix is one way to share fewer quirks with any one opponent. At other
+table sizes the network models every seat (untested mixes are not shipped). The budget matters less
+than the model: in the model's own terms, 256 deals instead of 64 add about 9 % to what the search gains
+over the network (``benchmarks/search_convergence.py``).
 
 The bot reads only its own view (``SeatView``: its hand, the public history), never the other
 hands; its opponents need not be any of its models. Its decisions depend on its seed (the sampled
-deals), so a seeded bot is reproducible.
+deals and the drawn models), so a seeded bot is reproducible.
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ class SearchBot(Bot):
         seed: int | None = None,
         determinizations: int = 64,
         candidates: int = 8,
+        *,
         opponent_models: Sequence[OpponentModel] = (),
         name: str | None = None,
     ) -> None:
@@ -102,9 +104,11 @@ class SearchBot(Bot):
         self.network = PPOBot(checkpoint)
         self.n_players = checkpoint.rules.n_players
         """The only table size the network can play."""
-        self.opponent_models = tuple(_checked_model(model, self.n_players) for model in opponent_models)
-        """The models of the other seats in rollouts besides the network (see the module docstring)."""
+        if isinstance(opponent_models, str):
+            raise TypeError(f"opponent_models: expected a sequence of models, got the string {opponent_models!r}")
+        self._models = tuple(_checked_model(model, self.n_players) for model in opponent_models)
         self._policies: tuple[BatchedPolicy, ...] = ()
+        """The batched policies of ``_models`` for the vector env's rules, built with it."""
         self.determinizations = int(determinizations)
         self.candidates = int(candidates)
         self._venv: VectorEnv | None = None
@@ -120,6 +124,12 @@ class SearchBot(Bot):
         checkpoint = pretrained_checkpoint(network)
         models = shipped_opponent_models(checkpoint.rules.n_players)
         return cls(checkpoint, seed=seed, opponent_models=models, name=label)
+
+    @property
+    def opponent_models(self) -> tuple[OpponentModel, ...]:
+        """The models of the other seats in rollouts besides the network, as given (read-only: the
+        batched policies built from them must stay in step)."""
+        return self._models
 
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
         legal = np.flatnonzero(observation["action_mask"])
@@ -190,8 +200,8 @@ class SearchBot(Bot):
             )
 
     def _roll_out(self, venv: VectorEnv, actions: np.ndarray, playing: np.ndarray, seat: int) -> np.ndarray:
-        """Play ``actions`` at the ``playing`` tables, then the network's moves at every seat until
-        each hand ends; per table, ``seat``'s net money of the whole hand.
+        """Play ``actions`` at the ``playing`` tables, then each seat's drawn model (the network at
+        ``seat``) until each hand ends; per table, ``seat``'s net money of the whole hand.
 
         Read from the finished hand's result, not summed from the step rewards: those also carry the
         instant wins of the next hand the table deals at once, which is no part of this one."""
@@ -209,29 +219,28 @@ class SearchBot(Bot):
                 return money
             masks = batch.action_mask
             actions[live] = np.argmax(masks[live], axis=1)  # the only legal move, where there is one
-            choosing = live.copy()  # over half the rows of a rollout have one legal move: no model needed
+            choosing = live.copy()  # 56 % of rollout rows had one legal move (10 hands counted): no model needed
             choosing[live] = np.count_nonzero(masks[live], axis=1) > 1
             acting_model = model_of[tables, batch.current_seat]
-            for m, policy in enumerate(policies):
+            for m in np.unique(acting_model[choosing]).tolist():  # every drawn model has its policy
                 rows = choosing & (acting_model == m)
-                if rows.any():
-                    actions[rows] = policy(batch.observation[rows], masks[rows])
-                    if not masks[rows, actions[rows]].all():
-                        raise RuntimeError(f"{self.name}: opponent model {self._model_label(m)} chose an illegal move")
+                actions[rows] = policies[m](batch.observation[rows], masks[rows])
+                if not masks[rows, actions[rows]].all():  # named here; the env's own check could not say whose
+                    raise RuntimeError(f"{self.name}: rollout model {self._model_label(m)} chose an illegal move")
         raise RuntimeError(f"{self.name}: a rollout did not end in {MAX_ROLLOUT_MOVES} moves")
 
     def _draw_models(self, num_tables: int, seat: int) -> np.ndarray:
         """``int[num_tables, n_players]``: which policy plays each seat of each table in the rollouts
         (0: the network; ``m``: ``opponent_models[m - 1]``). Drawn per sampled deal and seat, so every
         candidate meets the same opponents on the same deal; the seat itself is always the network."""
-        if not self.opponent_models:
+        if not self._models:
             return np.zeros((num_tables, self.n_players), dtype=np.int64)
-        per_deal = self.rng.integers(len(self.opponent_models) + 1, size=(self.determinizations, self.n_players))
+        per_deal = self.rng.integers(len(self._models) + 1, size=(self.determinizations, self.n_players))
         per_deal[:, seat] = 0
         return per_deal[np.arange(num_tables) % self.determinizations]
 
     def _model_label(self, m: int) -> str:
-        return "the network" if m == 0 else repr(_label(self.opponent_models[m - 1]))
+        return "'the network'" if m == 0 else repr(_label(self._models[m - 1]))
 
     def _sample_deals(self, view: SeatView) -> list[list[int]]:
         """Deals (card masks per seat) that agree with what ``view`` has seen; see the module docstring."""
@@ -257,8 +266,9 @@ class SearchBot(Bot):
         from sam_env.vector import VectorEnv
 
         if self._venv is None or self._venv.rules != rules:
+            policies = tuple(_batched_policy(model, rules) for model in self._models)  # first: it may raise
             self._venv = VectorEnv(self.candidates * self.determinizations, rules, seed=0)
-            self._policies = tuple(_batched_policy(model, rules) for model in self.opponent_models)
+            self._policies = policies
         return self._venv
 
 
@@ -280,23 +290,26 @@ def _label(model: OpponentModel) -> str:
 
 
 def _checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
-    """``model`` if it names a model that can play ``n_players`` seats; a clear error otherwise."""
+    """``model``, as given, if it is a model that can play ``n_players`` seats; a clear error otherwise."""
     if isinstance(model, str) and model != "heuristic":
+        fitting = [p for p in pretrained_names() if pretrained_checkpoint(p).rules.n_players == n_players]
         if model not in pretrained_names():
             raise ValueError(
-                f"opponent model {model!r}: expected 'heuristic', a shipped network "
-                f"({', '.join(pretrained_names())}) or a PolicyCheckpoint"
+                f"opponent model {model!r}: expected 'heuristic', a shipped network of {n_players} seats "
+                f"({', '.join(fitting)}) or a PolicyCheckpoint"
             )
-        model = pretrained_checkpoint(model)
-    if isinstance(model, PolicyCheckpoint):
-        if model.rules.n_players != n_players:
-            raise ValueError(
-                f"opponent model {model.source!r} plays {model.rules.n_players} seats, the searched network {n_players}"
-            )
+        seats = pretrained_checkpoint(model).rules.n_players
+    elif isinstance(model, PolicyCheckpoint):
+        seats = model.rules.n_players
+    elif model == "heuristic":
         return model
-    if model != "heuristic":
+    else:
         raise TypeError(
             f"opponent model: expected 'heuristic', a shipped network's name or a PolicyCheckpoint, got {model!r}"
+        )
+    if seats != n_players:
+        raise ValueError(
+            f"opponent model {_label(model)!r} plays {seats} seats; the searched network plays {n_players}"
         )
     return model
 
@@ -306,6 +319,8 @@ def _batched_policy(model: OpponentModel, rules: RuleConfig) -> BatchedPolicy:
     imported here, as the vector env is: it is compiled)."""
     if isinstance(model, PolicyCheckpoint):
         return PPOBot(model).best_actions
+    if model != "heuristic":
+        return PPOBot(pretrained_checkpoint(model)).best_actions
     from .batched_heuristic import BatchedHeuristic
 
     return BatchedHeuristic(rules)

@@ -47,8 +47,11 @@ def parse_search(spec: str) -> tuple[int, int, tuple[str, ...]]:
 
 
 def search_bot(spec: str, seed: int | None = None) -> SearchBot:
+    """The search a spec names, over the shipped ``ppo`` (the registry factory of ``search_<spec>``)."""
     determinizations, candidates, models = parse_search(spec)
-    return SearchBot(pretrained_checkpoint("ppo"), seed, determinizations, candidates, models, name=f"search_{spec}")
+    return SearchBot(
+        pretrained_checkpoint("ppo"), seed, determinizations, candidates, opponent_models=models, name=f"search_{spec}"
+    )
 
 
 def cpu_ms_per_decision(spec: str, hands: int) -> tuple[float, float]:
@@ -88,7 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument(
-        "--budgets", nargs="+", default=["32x8", "64x8", "64x8:ppo_v1+heuristic"], help="DxK[:MODEL+MODEL]"
+        "--budgets", nargs="+", default=["64x8", "32x8", "64x8:ppo_v1+heuristic"], help="DxK[:MODEL+MODEL]"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None)
@@ -96,7 +99,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("results/search_budget"))
     args = parser.parse_args()
     for spec in args.budgets:  # registered before the pool forks, so every worker knows them
-        parse_search(spec)
+        search_bot(spec)  # a bad spec or model fails here, not in the workers
         register(f"search_{spec}", partial(search_bot, spec))
     matches = [Match("ppo", ("heuristic",) * 3)] + [
         Match(f"search_{spec}", ("heuristic",) * 3) for spec in args.budgets
@@ -119,7 +122,7 @@ def main() -> None:
     for name, ms, (m, lo, hi), (g, glo, ghi), (f, flo, fhi) in rows:
         lines.append(
             f"| {name} | {ms:.0f} | {m:+.2f} | [{lo:+.2f}, {hi:+.2f}] | {g:+.2f} | [{glo:+.2f}, {ghi:+.2f}] "
-            f"| {f:+.2f} | [{flo:+.2f}, {fhi:+.2f}] |"
+            + ("| | |" if name == args.budgets[0] else f"| {f:+.2f} | [{flo:+.2f}, {fhi:+.2f}] |")
         )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "search_budget.md").write_text("\n".join(lines) + "\n")
@@ -127,7 +130,7 @@ def main() -> None:
     fig, ax = plt.subplots(figsize=(6, 4))
     ms = [r[1] for r in rows]
     gains = np.array([r[3] for r in rows])
-    ax.errorbar(ms, gains[:, 0], yerr=[gains[:, 0] - gains[:, 1], gains[:, 2] - gains[:, 0]], fmt="o-", capsize=4)
+    ax.errorbar(ms, gains[:, 0], yerr=[gains[:, 0] - gains[:, 1], gains[:, 2] - gains[:, 0]], fmt="o", capsize=4)
     for name, x, _, (g, _, _), _ in rows:
         ax.annotate(name, (x, g), textcoords="offset points", xytext=(6, -12))
     ax.axhline(0, color="grey", lw=0.8)

@@ -1,7 +1,7 @@
 """Is ``ppo_search`` limited by its budget or by its model? More deals, judged in its own model.
 
 At every searched decision of a seat-0 ``ppo_search`` against heuristic ×3 (the game follows the
-bot's own 64-deal choices), the candidates are valued on ``--rounds`` independent sets of 64 sampled
+bot's own 64-deal choices), the candidates are valued on 8 independent sets of 64 sampled
 deals. A chooser that sees the first 1, 2 or 4 sets (64, 128, 256 deals) picks a move; the move is
 then judged on the last 4 sets, which it never saw, so the gain over the network's own first choice
 is an unbiased estimate *in the search's model* (its models of every seat, uniform unseen cards).
@@ -35,7 +35,7 @@ def valued_decisions(hands: int, sets: int, seed: int) -> np.ndarray:
     """``float[decisions, sets, CANDIDATES]``: each searched decision's candidate values on each set
     of deals (NaN past the legal candidates and for a set none of whose deals could be replayed)."""
     models = shipped_opponent_models(4)  # ppo_search's own model of the other seats
-    bot = SearchBot(pretrained_checkpoint("ppo"), seed, DEALS_PER_SET, CANDIDATES, models)
+    bot = SearchBot(pretrained_checkpoint("ppo"), seed, DEALS_PER_SET, CANDIDATES, opponent_models=models)
     heuristic = load_bot("heuristic", seed=seed)
     env, rows = sam_env.env(), []
 
