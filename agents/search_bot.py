@@ -224,9 +224,7 @@ class SearchBot(Bot):
             acting_model = model_of[tables, batch.current_seat]
             for m in np.unique(acting_model[choosing]).tolist():  # every drawn model has its policy
                 rows = choosing & (acting_model == m)
-                actions[rows] = policies[m](batch.observation[rows], masks[rows])
-                if not masks[rows, actions[rows]].all():  # named here; the env's own check could not say whose
-                    raise RuntimeError(f"{self.name}: rollout model {self._model_label(m)} chose an illegal move")
+                actions[rows] = policies[m](batch.observation[rows], masks[rows])  # venv.step checks legality
         raise RuntimeError(f"{self.name}: a rollout did not end in {MAX_ROLLOUT_MOVES} moves")
 
     def _draw_models(self, num_tables: int, seat: int) -> np.ndarray:
@@ -238,9 +236,6 @@ class SearchBot(Bot):
         per_deal = self.rng.integers(len(self._models) + 1, size=(self.determinizations, self.n_players))
         per_deal[:, seat] = 0
         return per_deal[np.arange(num_tables) % self.determinizations]
-
-    def _model_label(self, m: int) -> str:
-        return "'the network'" if m == 0 else repr(_label(self._models[m - 1]))
 
     def _sample_deals(self, view: SeatView) -> list[list[int]]:
         """Deals (card masks per seat) that agree with what ``view`` has seen; see the module docstring."""
@@ -292,8 +287,8 @@ def _label(model: OpponentModel) -> str:
 def _checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
     """``model``, as given, if it is a model that can play ``n_players`` seats; a clear error otherwise."""
     if isinstance(model, str) and model != "heuristic":
-        fitting = [p for p in pretrained_names() if pretrained_checkpoint(p).rules.n_players == n_players]
         if model not in pretrained_names():
+            fitting = [p for p in pretrained_names() if pretrained_checkpoint(p).rules.n_players == n_players]
             raise ValueError(
                 f"opponent model {model!r}: expected 'heuristic', a shipped network of {n_players} seats "
                 f"({', '.join(fitting)}) or a PolicyCheckpoint"
