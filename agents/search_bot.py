@@ -50,6 +50,7 @@ deals and the drawn models), so a seeded bot is reproducible.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -68,6 +69,10 @@ if TYPE_CHECKING:
 
 MAX_ROLLOUT_MOVES = 2_000
 """Moves of one rollout before giving up (a hand of Sâm Lốc ends in far fewer)."""
+
+PRUNE_LOG_WEIGHT = 10.0
+"""With inference, a proposed deal whose log-weight falls this far below the best one's is dropped
+(its weight is then under 1/20,000 of the best's)."""
 
 
 class SearchBot(Bot):
@@ -95,12 +100,18 @@ class SearchBot(Bot):
         candidates: int = 8,
         *,
         opponent_models: Sequence[OpponentModel] = (),
+        proposals: int = 0,
+        mismatch: float = 0.1,
         name: str | None = None,
     ) -> None:
         super().__init__(seed)
         for label, value in (("determinizations", determinizations), ("candidates", candidates)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{label} must be an int >= 1, got {value!r}")
+        if isinstance(proposals, bool) or not isinstance(proposals, (int, np.integer)) or proposals < 0:
+            raise ValueError(f"proposals must be an int >= 0 (0: no inference), got {proposals!r}")
+        if not 0 < mismatch < 1:
+            raise ValueError(f"mismatch must be a probability strictly between 0 and 1, got {mismatch!r}")
         self.network = PPOBot(checkpoint)
         self.n_players = checkpoint.rules.n_players
         """The only table size the network can play."""
@@ -111,6 +122,8 @@ class SearchBot(Bot):
         """The batched policies of ``_models`` for the vector env's rules, built with it."""
         self.determinizations = int(determinizations)
         self.candidates = int(candidates)
+        self.proposals = int(proposals)
+        self.mismatch = float(mismatch)
         self._venv: VectorEnv | None = None
         self.replayed = 0
         """How many sampled deals the last search could replay (of ``determinizations``)."""
@@ -122,8 +135,8 @@ class SearchBot(Bot):
         """The registry's ``ppo_search``: search over a shipped network, with :func:`shipped_opponent_models`
         for its table size (``label``: the name in reports, default ``"ppo_search"``)."""
         checkpoint = pretrained_checkpoint(network)
-        models = shipped_opponent_models(checkpoint.rules.n_players)
-        return cls(checkpoint, seed=seed, opponent_models=models, name=label)
+        model = shipped_seat_model(checkpoint.rules.n_players)
+        return cls(checkpoint, seed=seed, opponent_models=model.opponent_models, proposals=model.proposals, name=label)
 
     @property
     def opponent_models(self) -> tuple[OpponentModel, ...]:
@@ -158,26 +171,13 @@ class SearchBot(Bot):
             raise ValueError(f"candidates {illegal} are not legal for seat {view.seat}; legal: {list(view.legal)}")
         venv = self._vector_env(view.rules)
         n_det, k = self.determinizations, candidates.size
-        playing = np.arange(venv.num_tables) < k * n_det
-        deals = self._sample_deals(view)
-        batch = venv.reset(
-            options={
-                "hands": [deals[t % n_det] if playing[t] else None for t in range(venv.num_tables)],
-                "leader": [view.leader] * venv.num_tables,
-            }
-        )
-        playing &= ~batch.terminated  # an instant win, which the real deal did not have
-        actions = np.zeros(venv.num_tables, dtype=np.int64)
-        for seat, move in view.history:  # a move the sampled cards cannot make (a forced báo 1) drops the deal
-            playing &= (batch.current_seat == seat) & batch.action_mask[:, move]
-            actions[:] = move
-            batch = venv.step(actions, active=playing)
-            playing &= ~batch.terminated
-        playing &= batch.current_seat == view.seat
+        deals, models = self.deals_and_models(view)
+        batch, playing = self._replay(venv, view, [deals[t % n_det] for t in range(k * n_det)])
         self._check_replay(batch.observation[playing], observation, view.seat)
         self.replayed = int(playing[:n_det].sum())
-        actions[:] = candidates[np.minimum(np.arange(venv.num_tables) // n_det, k - 1)]
-        money = self._roll_out(venv, actions, playing, view.seat) - view.net[view.seat]
+        actions = candidates[np.minimum(np.arange(venv.num_tables) // n_det, k - 1)]
+        model_of = models[np.arange(venv.num_tables) % n_det]
+        money = self._roll_out(venv, actions, playing, view.seat, model_of) - view.net[view.seat]
         values = np.full(k, -np.inf)
         for i in range(k):
             rows = slice(i * n_det, (i + 1) * n_det)
@@ -199,14 +199,16 @@ class SearchBot(Bot):
                 "observation was wrapped or normalized"
             )
 
-    def _roll_out(self, venv: VectorEnv, actions: np.ndarray, playing: np.ndarray, seat: int) -> np.ndarray:
-        """Play ``actions`` at the ``playing`` tables, then each seat's drawn model (the network at
-        ``seat``) until each hand ends; per table, ``seat``'s net money of the whole hand.
+    def _roll_out(
+        self, venv: VectorEnv, actions: np.ndarray, playing: np.ndarray, seat: int, model_of: np.ndarray
+    ) -> np.ndarray:
+        """Play ``actions`` at the ``playing`` tables, then each seat's model (``model_of[table, seat]``,
+        an index into :meth:`_models_policies`) until each hand ends; per table, ``seat``'s net money of
+        the whole hand.
 
         Read from the finished hand's result, not summed from the step rewards: those also carry the
         instant wins of the next hand the table deals at once, which is no part of this one."""
-        policies = (self.network.best_actions, *self._policies)
-        model_of = self._draw_models(venv.num_tables, seat)
+        policies = self._models_policies()
         tables = np.arange(venv.num_tables)
         money = np.zeros(venv.num_tables)
         live = playing.copy()
@@ -227,22 +229,105 @@ class SearchBot(Bot):
                 actions[rows] = policies[m](batch.observation[rows], masks[rows])  # venv.step checks legality
         raise RuntimeError(f"{self.name}: a rollout did not end in {MAX_ROLLOUT_MOVES} moves")
 
-    def _draw_models(self, num_tables: int, seat: int) -> np.ndarray:
-        """``int[num_tables, n_players]``: which policy plays each seat of each table in the rollouts
-        (0: the network; ``m``: ``opponent_models[m - 1]``). Drawn per sampled deal and seat, so every
-        candidate meets the same opponents on the same deal; the seat itself is always the network."""
-        if not self._models:
-            return np.zeros((num_tables, self.n_players), dtype=np.int64)
-        per_deal = self.rng.integers(len(self._models) + 1, size=(self.determinizations, self.n_players))
-        per_deal[:, seat] = 0
-        return per_deal[np.arange(num_tables) % self.determinizations]
+    def _models_policies(self) -> tuple[BatchedPolicy, ...]:
+        """The batched policy of every model: 0 is the network, ``m`` is ``opponent_models[m - 1]``."""
+        return (self.network.best_actions, *self._policies)
 
-    def _sample_deals(self, view: SeatView) -> list[list[int]]:
-        """Deals (card masks per seat) that agree with what ``view`` has seen; see the module docstring."""
+    def _replay(self, venv: VectorEnv, view: SeatView, deals: list[list[int]], on_move=None):
+        """Deal ``deals`` to the first tables of ``venv`` and replay the hand's history on them; the
+        batch at the seat's decision and which tables reached it. A deal that could not have been
+        played is dropped: an instant win the real deal did not have, or a move its cards cannot make
+        (a forced báo 1). ``on_move(batch, rows, seat, move)``, if given, sees each past move of
+        another seat, before it is played, at the tables still replaying."""
+        playing = np.arange(venv.num_tables) < len(deals)
+        batch = venv.reset(
+            options={
+                "hands": [deals[t] if playing[t] else None for t in range(venv.num_tables)],
+                "leader": [view.leader] * venv.num_tables,
+            }
+        )
+        playing &= ~batch.terminated
+        actions = np.zeros(venv.num_tables, dtype=np.int64)
+        for seat, move in view.history:
+            playing &= (batch.current_seat == seat) & batch.action_mask[:, move]
+            if on_move is not None and seat != view.seat:
+                on_move(batch, playing, seat, move)
+            actions[:] = move
+            batch = venv.step(actions, active=playing)
+            playing &= ~batch.terminated
+        return batch, playing & (batch.current_seat == view.seat)
+
+    def deals_and_models(self, view: SeatView) -> tuple[list[list[int]], np.ndarray]:
+        """The ``determinizations`` deals the rollouts play and ``int[determinizations, n_players]``, the
+        model of each seat on each (0: the network, always at the seat itself; ``m``:
+        ``opponent_models[m - 1]``). Every candidate meets the same deals and opponents.
+
+        Without inference (``proposals=0``) the deals are uniform and the models drawn uniformly; with
+        it, both are drawn from their posterior given the hand's history (:meth:`history_loglik`)."""
+        n_models = len(self._models) + 1
+        if not self.proposals:
+            deals = self._sample_deals(view, self.determinizations)
+            models = self.rng.integers(n_models, size=(self.determinizations, self.n_players))
+            models[:, view.seat] = 0
+            return deals, models
+        proposals = self._sample_deals(view, self.proposals)
+        return self._resample(view.seat, proposals, self.history_loglik(view, proposals))
+
+    def history_loglik(self, view: SeatView, proposals: list[list[int]]) -> np.ndarray:
+        """``float[len(proposals), n_players, n_models]``: the log-likelihood of each other seat's past
+        moves on each proposed deal if model ``m`` played that seat.
+
+        Each model plays its most probable move, so a model's move is taken to be the real one with
+        probability ``1 - mismatch`` and another with ``mismatch``; moves with no choice say nothing.
+        A proposal that could not have been played is ``-inf``. So is one whose weight falls
+        :data:`PRUNE_LOG_WEIGHT` below the best proposal's at some move: it would almost never be drawn,
+        and dropping it saves most of the models' work on the history."""
+        venv = self._vector_env(view.rules)
+        policies = self._models_policies()
+        loglik = np.zeros((venv.num_tables, self.n_players, len(policies)))
+        agree, differ = np.log1p(-self.mismatch), np.log(self.mismatch)
+        pruned = np.zeros(venv.num_tables, dtype=bool)
+
+        def score(batch, playing: np.ndarray, seat: int, move: int) -> None:
+            weights = _log_weights(loglik, view.seat)
+            pruned[playing & (weights < weights[playing].max(initial=-np.inf) - PRUNE_LOG_WEIGHT)] = True
+            playing &= ~pruned  # the replay's own mask: pruned proposals stop here
+            rows = np.flatnonzero(playing)
+            rows = rows[np.count_nonzero(batch.action_mask[rows], axis=1) > 1]
+            for m, policy in enumerate(policies):
+                chosen = policy(batch.observation[rows], batch.action_mask[rows])
+                loglik[rows, seat, m] += np.where(chosen == move, agree, differ)
+
+        _, reached = self._replay(venv, view, proposals, on_move=score)
+        loglik[~reached] = -np.inf
+        return loglik[: len(proposals)]
+
+    def _resample(
+        self, seat: int, proposals: list[list[int]], loglik: np.ndarray
+    ) -> tuple[list[list[int]], np.ndarray]:
+        """``determinizations`` of the proposals drawn by their weight (systematic resampling), and for
+        each the model of every other seat drawn from its posterior on that deal (uniform prior). If no
+        proposal could have been played, the first ones are returned, to be dropped by the replay."""
+        n_det, n_models = self.determinizations, loglik.shape[2]
+        weights = _log_weights(loglik, seat)
+        if not np.isfinite(weights).any():
+            return proposals[:n_det], np.zeros((n_det, self.n_players), dtype=np.int64)
+        weights = np.exp(weights - weights.max())
+        picks = np.searchsorted(np.cumsum(weights / weights.sum()), (self.rng.random() + np.arange(n_det)) / n_det)
+        picks = np.minimum(picks, len(proposals) - 1)
+        posterior = np.exp(loglik[picks] - loglik[picks].max(axis=2, keepdims=True))
+        cumulative = np.cumsum(posterior / posterior.sum(axis=2, keepdims=True), axis=2)
+        models = np.minimum((self.rng.random((n_det, self.n_players, 1)) > cumulative).sum(axis=2), n_models - 1)
+        models[:, seat] = 0
+        return [proposals[i] for i in picks], models
+
+    def _sample_deals(self, view: SeatView, count: int) -> list[list[int]]:
+        """``count`` uniform deals (card masks per seat) that agree with what ``view`` has seen; see the
+        module docstring."""
         unseen = np.array([c for c in range(DECK_SIZE) if view.unseen >> c & 1], dtype=np.int64)
         others = [s for s in range(self.n_players) if s != view.seat]
         deals = []
-        for _ in range(self.determinizations):
+        for _ in range(count):
             drawn = self.rng.permutation(unseen)
             hands = list(view.played)
             hands[view.seat] |= view.hand
@@ -262,7 +347,8 @@ class SearchBot(Bot):
 
         if self._venv is None or self._venv.rules != rules:
             policies = tuple(_batched_policy(model, rules) for model in self._models)  # first: it may raise
-            self._venv = VectorEnv(self.candidates * self.determinizations, rules, seed=0)
+            tables = max(self.candidates * self.determinizations, self.proposals)
+            self._venv = VectorEnv(tables, rules, seed=0)
             self._policies = policies
         return self._venv
 
@@ -271,13 +357,30 @@ OpponentModel = str | PolicyCheckpoint
 """A model of the other seats in rollouts: ``"heuristic"`` (the heuristic bot, compiled), the name of a
 shipped network, or a network's checkpoint (its most probable legal move)."""
 
-SHIPPED_OPPONENT_MODELS: dict[int, tuple[str, ...]] = {4: ("ppo_v1", "heuristic")}
-"""``ppo_search``'s models of the other seats besides its own network, per table size."""
+
+@dataclass(frozen=True)
+class SeatModel:
+    """How ``ppo_search`` models the other seats at one table size: the models besides its own network
+    (``opponent_models``) and how many proposed deals its inference weighs (``proposals``; 0: none)."""
+
+    opponent_models: tuple[str, ...] = ()
+    proposals: int = 0
 
 
-def shipped_opponent_models(n_players: int) -> tuple[str, ...]:
-    """The opponent models ``ppo_search`` uses at ``n_players`` seats (see :data:`SHIPPED_OPPONENT_MODELS`)."""
-    return SHIPPED_OPPONENT_MODELS.get(n_players, ())
+SHIPPED_SEAT_MODELS: dict[int, SeatModel] = {4: SeatModel(("ppo_v1", "heuristic"), proposals=512)}
+"""``ppo_search``'s model of the other seats, per table size (the network alone, without inference,
+where none is given: no other was measured there)."""
+
+
+def shipped_seat_model(n_players: int) -> SeatModel:
+    """The model of the other seats ``ppo_search`` uses at ``n_players`` seats (:data:`SHIPPED_SEAT_MODELS`)."""
+    return SHIPPED_SEAT_MODELS.get(n_players, SeatModel())
+
+
+def _log_weights(loglik: np.ndarray, seat: int) -> np.ndarray:
+    """Each proposal's log-weight: over the other seats, the log of the mean likelihood of the models."""
+    per_seat = np.logaddexp.reduce(loglik, axis=2) - np.log(loglik.shape[2])
+    return np.delete(per_seat, seat, axis=1).sum(axis=1)
 
 
 def _label(model: OpponentModel) -> str:

@@ -12,7 +12,7 @@ import pytest
 import sam_env
 from agents.ppo.bot import PPOBot, pretrained_checkpoint
 from agents.registry import load_bot, shipped_network_for
-from agents.search_bot import SearchBot, shipped_opponent_models
+from agents.search_bot import SearchBot, shipped_seat_model
 from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
@@ -27,9 +27,12 @@ def _search_bot(
     determinizations: int = 4,
     candidates: int = 3,
     opponent_models: tuple[object, ...] = (),
+    proposals: int = 0,
 ) -> SearchBot:
     checkpoint = pretrained_checkpoint(shipped_network_for("ppo", rules))
-    return SearchBot(checkpoint, seed, determinizations, candidates, opponent_models=opponent_models)
+    return SearchBot(
+        checkpoint, seed, determinizations, candidates, opponent_models=opponent_models, proposals=proposals
+    )
 
 
 def _decision_points(rules: RuleConfig, hands: int, seed: int) -> list[tuple[dict, SeatView]]:
@@ -53,7 +56,7 @@ def test_sampled_deals_agree_with_everything_the_seat_has_seen(seed: int) -> Non
     rules = random_rules(np.random.default_rng(seed))
     bot = _search_bot(rules, seed=seed, determinizations=5)
     for _, view in _decision_points(rules, hands=3, seed=seed):
-        for deal in bot._sample_deals(view):
+        for deal in bot._sample_deals(view, 5):
             assert deal[view.seat] == view.hand | view.played[view.seat]
             assert sum(hand.bit_count() for hand in deal) == rules.n_players * CARDS_PER_HAND
             assert np.bitwise_or.reduce(deal) == sum(deal), "a card dealt twice"
@@ -70,8 +73,12 @@ def test_search_plays_legally_under_random_rules_and_its_replays_match_the_obser
     here also checks the replay against the reference environment's observation."""
     rules = random_rules(np.random.default_rng(100 + seed))
     env = sam_env.env(rules=rules)
-    models = shipped_opponent_models(rules.n_players)
-    bots = [_search_bot(rules, seed=s, opponent_models=models) for s in range(rules.n_players)]
+    model = shipped_seat_model(rules.n_players)  # inference on fewer proposals than ppo_search's
+    proposals = min(model.proposals, 10)
+    bots = [
+        _search_bot(rules, s, opponent_models=model.opponent_models, proposals=proposals)
+        for s in range(rules.n_players)
+    ]
     searched = replayed = 0
 
     def choose(seat: int, observation: dict, view: SeatView) -> int:
@@ -111,8 +118,7 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(oppon
         candidates = np.flatnonzero(observation["action_mask"])[:2]  # fewer than the bot's 3: idle tables
         bot = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models)
         twin = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models)
-        deals = twin._sample_deals(view)  # the same draws, in the same order as values() makes them
-        model_of = twin._draw_models(3, view.seat)
+        deals, model_of = twin.deals_and_models(view)  # the same draws, in the same order as values() makes them
         values = bot.values(observation["observation"], view, candidates)
         for value, candidate in zip(values, candidates, strict=True):
             money = []
@@ -131,11 +137,14 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(oppon
     assert (chose > 0).all(), f"every model chose moves in the rollouts checked: {chose.tolist()}"
 
 
-def test_the_seat_itself_is_always_played_by_the_network_in_rollouts() -> None:
-    bot = _search_bot(RuleConfig(), determinizations=50, opponent_models=("ppo_v1", "heuristic"))
-    model_of = bot._draw_models(150, seat=2)
-    assert (model_of[:, 2] == 0).all() and set(np.unique(model_of[:, [0, 1, 3]])) == {0, 1, 2}
-    assert (model_of[:50] == model_of[50:100]).all(), "every candidate meets the same opponents on a deal"
+@pytest.mark.parametrize("proposals", [0, 60])
+def test_the_seat_itself_is_always_played_by_the_network_in_rollouts(proposals: int) -> None:
+    bot = _search_bot(RuleConfig(), determinizations=50, opponent_models=("ppo_v1", "heuristic"), proposals=proposals)
+    _, view = next((o, v) for o, v in _decision_points(RuleConfig(), hands=1, seed=5) if len(v.history) > 6)
+    deals, models = bot.deals_and_models(view)
+    assert len(deals) == 50 and models.shape == (50, 4)
+    others = [s for s in range(4) if s != view.seat]
+    assert (models[:, view.seat] == 0).all() and set(np.unique(models[:, others])) == {0, 1, 2}
 
 
 @pytest.mark.parametrize(
