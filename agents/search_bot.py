@@ -307,11 +307,13 @@ class SearchBot(Bot):
     ) -> tuple[list[list[int]], np.ndarray]:
         """``determinizations`` of the proposals drawn by their weight (systematic resampling), and for
         each the model of every other seat drawn from its posterior on that deal (uniform prior). If no
-        proposal could have been played, the first ones are returned, to be dropped by the replay."""
+        proposal could have been played, they are returned in turn, to be dropped by the replay."""
         n_det, n_models = self.determinizations, loglik.shape[2]
         weights = _log_weights(loglik, seat)
         if not np.isfinite(weights).any():
-            return proposals[:n_det], np.zeros((n_det, self.n_players), dtype=np.int64)
+            return [proposals[i % len(proposals)] for i in range(n_det)], np.zeros(
+                (n_det, self.n_players), dtype=np.int64
+            )
         weights = np.exp(weights - weights.max())
         picks = np.searchsorted(np.cumsum(weights / weights.sum()), (self.rng.random() + np.arange(n_det)) / n_det)
         picks = np.minimum(picks, len(proposals) - 1)

@@ -12,7 +12,7 @@ import pytest
 import sam_env
 from agents.ppo.bot import PPOBot, pretrained_checkpoint
 from agents.registry import load_bot, shipped_network_for
-from agents.search_bot import SearchBot, shipped_seat_model
+from agents.search_bot import PRUNE_LOG_WEIGHT, SearchBot, shipped_seat_model
 from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
@@ -35,14 +35,19 @@ def _search_bot(
     )
 
 
-def _decision_points(rules: RuleConfig, hands: int, seed: int) -> list[tuple[dict, SeatView]]:
-    """(observation, view) at every decision of ``hands`` hands of random legal play."""
+def _decision_points(
+    rules: RuleConfig, hands: int, seed: int, players: list | None = None
+) -> list[tuple[dict, SeatView]]:
+    """(observation, view) at every decision of ``hands`` hands of random legal play (or of ``players``,
+    one bot per seat)."""
     env = sam_env.env(rules=rules)
     rng = np.random.default_rng(seed)
     points = []
 
     def record(seat: int, observation: dict, view: SeatView) -> int:
         points.append(({k: v.copy() for k, v in observation.items()}, view))
+        if players is not None:
+            return players[seat].act(observation, view)
         return int(rng.choice(np.flatnonzero(observation["action_mask"])))
 
     for hand in range(hands):
@@ -96,12 +101,17 @@ def test_search_plays_legally_under_random_rules_and_its_replays_match_the_obser
     assert searched > 0 and replayed > searched, "the observation check ran on replayed deals"
 
 
-@pytest.mark.parametrize("opponent_models", [(), ("ppo_v1", "heuristic")])
-def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(opponent_models: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("opponent_models", "proposals"), [((), 0), (("ppo_v1", "heuristic"), 0), (("heuristic",), 12)]
+)
+def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(
+    opponent_models: tuple[str, ...], proposals: int
+) -> None:
     """A candidate's value is the mean, over the sampled deals, of the money the seat gets from the
     decision to the end of the hand when that deal is replayed and then played by each seat's model
     (the network, or the opponent model drawn for that seat and deal) — recomputed here with
-    ``sam_env.env()``, ``PPOBot`` and the Python ``HeuristicBot``."""
+    ``sam_env.env()``, ``PPOBot`` and the Python ``HeuristicBot``. With inference (``proposals``), the
+    deals and models are those its posterior drew (their weights are checked on their own below)."""
     rules = RuleConfig(instant_wins=frozenset(INSTANT_WIN_TYPES))  # rollouts' next hands may be instant wins
     network = PPOBot(pretrained_checkpoint("ppo"))
     models = [network] + [load_bot(m, seed=0) for m in opponent_models]
@@ -116,8 +126,8 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(oppon
 
     for i, (observation, view) in enumerate(points):
         candidates = np.flatnonzero(observation["action_mask"])[:2]  # fewer than the bot's 3: idle tables
-        bot = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models)
-        twin = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models)
+        bot = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models, proposals=proposals)
+        twin = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models, proposals=proposals)
         deals, model_of = twin.deals_and_models(view)  # the same draws, in the same order as values() makes them
         values = bot.values(observation["observation"], view, candidates)
         for value, candidate in zip(values, candidates, strict=True):
@@ -145,6 +155,83 @@ def test_the_seat_itself_is_always_played_by_the_network_in_rollouts(proposals: 
     assert len(deals) == 50 and models.shape == (50, 4)
     others = [s for s in range(4) if s != view.seat]
     assert (models[:, view.seat] == 0).all() and set(np.unique(models[:, others])) == {0, 1, 2}
+
+
+def _reference_loglik(
+    rules: RuleConfig, view: SeatView, proposals: list[list[int]], models: list, mismatch: float
+) -> np.ndarray:
+    """``history_loglik`` recomputed with ``sam_env.env()`` and the Python bots: every past move of
+    another seat with a choice, replayed on each proposal, scored for every model; then the pruning
+    rule applied move by move."""
+    env = sam_env.env(rules=rules)
+    raw = env.unwrapped
+    moves = [(seat, move) for seat, move in view.history]
+    scores = np.zeros((len(proposals), len(moves), len(models)))  # per proposal, past move and model
+    choice = np.zeros((len(proposals), len(moves)), dtype=bool)  # another seat's move with a choice
+    dropped = np.zeros(len(proposals), dtype=bool)
+    for p, deal in enumerate(proposals):
+        env.reset(options={"hands": deal, "leader": view.leader})
+        dropped[p] = raw.over
+        for j, (seat, move) in enumerate(moves):
+            if dropped[p]:
+                break
+            observation = env.last()[0]
+            if raw.seat_of(env.agent_selection) != seat or not observation["action_mask"][move]:
+                dropped[p] = True
+                break
+            if seat != view.seat and observation["action_mask"].sum() > 1:
+                choice[p, j] = True
+                seat_view = raw.seat_view(env.agent_selection)
+                chosen = [model.act(observation, seat_view) for model in models]
+                scores[p, j] = [np.log1p(-mismatch) if c == move else np.log(mismatch) for c in chosen]
+            env.step(move)
+    loglik = np.zeros((len(proposals), view.rules.n_players, len(models)))
+    alive = ~dropped
+    for j, (seat, _) in enumerate(moves):
+        if seat == view.seat:
+            continue
+        per_seat = np.log(np.exp(loglik).mean(axis=2))
+        weight = np.delete(per_seat, view.seat, axis=1).sum(axis=1)
+        alive &= weight >= weight[alive].max(initial=-np.inf) - PRUNE_LOG_WEIGHT
+        loglik[alive & choice[:, j], seat] += scores[alive & choice[:, j], j]
+    loglik[~alive] = -np.inf
+    return loglik
+
+
+def test_history_loglik_equals_the_models_moves_in_the_reference_engine() -> None:
+    """Inference weighs each proposed deal by how well each model explains the other seats' past
+    moves on it (and drops the deals that could not have been played, or fell too far behind)."""
+    rules = RuleConfig()
+    network, ppo_v1, heuristic = PPOBot(pretrained_checkpoint("ppo")), load_bot("ppo_v1"), load_bot("heuristic")
+    players = [heuristic, network, heuristic, ppo_v1]
+    points = [p for p in _decision_points(rules, hands=2, seed=11, players=players) if len(p[1].history) > 10][::4]
+    assert len(points) >= 3
+    finite = pruned = 0
+    for i, (_, view) in enumerate(points):
+        bot = _search_bot(rules, seed=i, opponent_models=("ppo_v1", "heuristic"), proposals=40)
+        bot.mismatch = 0.05  # fewer proposals than ppo_search's: prune sooner, so the test sees it
+        proposals = bot._sample_deals(view, 40)
+        expected = _reference_loglik(rules, view, proposals, [network, ppo_v1, heuristic], 0.05)
+        np.testing.assert_allclose(bot.history_loglik(view, proposals), expected)
+        finite += int(np.isfinite(expected[:, 0, 0]).sum())
+        pruned += int(np.isinf(expected[:, 0, 0]).sum())
+    assert finite > 0 and pruned > 0, (finite, pruned)
+
+
+def test_resampling_draws_deals_by_weight_and_models_by_posterior() -> None:
+    bot = _search_bot(RuleConfig(), determinizations=8, opponent_models=("ppo_v1", "heuristic"), proposals=4)
+    proposals = [[p] * 4 for p in range(4)]  # stand-ins: only their order matters here
+    deals, models = bot._resample(0, proposals, np.zeros((4, 4, 3)))
+    assert sorted(d[0] for d in deals) == [0, 0, 1, 1, 2, 2, 3, 3], "equal weights: each drawn equally often"
+    assert (models[:, 0] == 0).all()
+    loglik = np.full((4, 4, 3), -60.0)
+    loglik[2] = 0.0  # only proposal 2 explains the history ...
+    loglik[2, 1] = [-60.0, -60.0, 0.0]  # ... and at seat 1 only the heuristic does
+    deals, models = bot._resample(0, proposals, loglik)
+    assert all(d[0] == 2 for d in deals) and (models[:, 1] == 2).all() and (models[:, 0] == 0).all()
+    loglik[:] = -np.inf
+    deals, models = bot._resample(0, proposals, loglik)
+    assert len(deals) == 8 and (models == 0).all(), "no deal could have been played: left to the replay to drop"
 
 
 @pytest.mark.parametrize(
@@ -204,6 +291,7 @@ def test_ppo_search_loads_for_every_table_size(n_players: int) -> None:
     bot = load_bot("ppo_search", seed=1, rules=rules)
     assert isinstance(bot, SearchBot) and bot.n_players == n_players and bot.name == "ppo_search"
     assert bot.opponent_models == (("ppo_v1", "heuristic") if n_players == 4 else ())
+    assert bot.proposals == (512 if n_players == 4 else 0)
     assert load_bot("ppo_search").n_players == 4 and load_bot("ppo_search").opponent_models == ("ppo_v1", "heuristic")
 
 
@@ -225,6 +313,14 @@ def test_bad_budgets_and_tables_are_refused() -> None:
         for bad in (0, -1, 2.5, True):
             with pytest.raises(ValueError, match=f"{field} must be an int >= 1"):
                 SearchBot(checkpoint, **{field: bad})
+    for kwargs, message in (
+        ({"proposals": -1}, "proposals must be an int >= 0"),
+        ({"proposals": 1.5}, "proposals must be an int >= 0"),
+        ({"mismatch": 0.0}, "mismatch must be a probability strictly between 0 and 1"),
+        ({"mismatch": 1.0}, "mismatch must be a probability"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            SearchBot(checkpoint, **kwargs)
     observation, view = _decision_points(RuleConfig(n_players=3), hands=1, seed=0)[0]
     with pytest.raises(ValueError, match="3-player table, but the network plays 4 players"):
         SearchBot(checkpoint).act(observation, view)
