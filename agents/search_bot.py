@@ -19,6 +19,12 @@ At each decision with more than one legal move:
    suits play no part in the rules, and the observation has none), and, under
    ``first_leader="lowest_card"``, that the leader of a table's first hand held the lowest card
    (a seat's view does not say whether its hand is a table's first).
+   With inference (``proposals``, :data:`SHIPPED_SEAT_MODELS`), ``proposals`` such deals are drawn
+   instead and weighed by how well the models explain the other seats' past moves on them: replayed,
+   each past move with a choice is scored, for each model, ``1 - mismatch`` if the model's move on
+   those cards is the real one and ``mismatch`` if not. A deal's weight is, over the other seats, the
+   mean of the models' likelihoods (a uniform prior over models); ``determinizations`` deals are drawn
+   by weight and each seat's model from its posterior on that deal.
 3. **Replay**: every deal is dealt once per candidate in the vector env and the hand's history is
    replayed move by move, which reproduces the public state; the bot checks that every replayed
    deal gives the seat its own observation and refuses to go on otherwise. A deal that could not
@@ -26,10 +32,11 @@ At each decision with more than one legal move:
    would not allow — is dropped; if every deal is dropped the network's move is played.
 4. **Rollout**: each copy plays its candidate, then the hand is played to its end: the seat itself
    by the network's most probable legal move, every other seat by a model drawn for it once per
-   sampled deal (the same for every candidate), uniformly from the network and ``opponent_models``
-   (batched policies: the compiled heuristic, other networks). A candidate's value is the seat's mean
-   money from this decision to the end of the hand, over the deals; every candidate is scored on the
-   same deals and opponents (common random numbers), so the comparison is sharper than the values.
+   sampled deal (the same for every candidate), uniformly (or from its posterior) from the network
+   and ``opponent_models`` (batched policies: the compiled heuristic, other networks). A candidate's
+   value is the seat's mean money from this decision to the end of the hand, over the deals; every
+   candidate is scored on the same deals and opponents (common random numbers), so the comparison is
+   sharper than the values.
 5. The move with the highest value is played; ties go to the network's order.
 
 Why a mix of opponent models: at 4 seats ``ppo_search`` models the other seats by its own network,

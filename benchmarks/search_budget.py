@@ -1,13 +1,14 @@
 """What ``ppo_search``'s budget and opponent models buy: X/hand against the heuristic, and CPU time per decision.
 
 Each search (``DETERMINIZATIONSxCANDIDATES``, optionally ``:MODEL+MODEL`` for its opponent models
-besides the network, e.g. ``64x8:ppo_v1+heuristic``, which is ``ppo_search``) plays the same
+besides the network and ``/PROPOSALS`` for inference from the hand's history, e.g.
+``64x8:ppo_v1+heuristic/512``, which is ``ppo_search`` at 4 seats) plays the same
 duplicate deals against heuristic ×3 as the network alone (``ppo``), so its gain over the network
 is a paired difference over deals (95 % CI), and so is its gain over the first search listed. The
 cost is CPU time per searched decision (one with more than one legal move), timed on one core over
 the decisions of a few hands. Writes ``search_budget.md`` and ``search_budget.png``.
 
-    python benchmarks/search_budget.py [--deals 300] [--budgets 64x8 64x8:ppo_v1+heuristic] [--workers 2]
+    python benchmarks/search_budget.py [--deals 300] [--budgets 64x8 64x8:ppo_v1+heuristic/512] [--workers 2]
 
 The searches are registered by name before the tournament's worker processes start, so they reach
 workers that are forked (the default on Linux before Python 3.14).
@@ -36,21 +37,31 @@ from evaluation.tournament import Match, play_out, run_matches
 from sam_env import RuleConfig
 
 
-def parse_search(spec: str) -> tuple[int, int, tuple[str, ...]]:
-    """``"64x8:ppo_v1+heuristic"`` -> ``(64, 8, ("ppo_v1", "heuristic"))``."""
-    budget, _, models = spec.partition(":")
+def parse_search(spec: str) -> tuple[int, int, tuple[str, ...], int]:
+    """``"64x8:ppo_v1+heuristic/512"`` -> ``(64, 8, ("ppo_v1", "heuristic"), 512)``."""
+    rest, _, proposals = spec.partition("/")
+    budget, _, models = rest.partition(":")
     try:
         determinizations, candidates = (int(x) for x in budget.split("x"))
+        inference = int(proposals) if proposals else 0
     except ValueError:
-        raise SystemExit(f"--budgets: expected DETERMINIZATIONSxCANDIDATES[:MODEL+MODEL], got {spec!r}") from None
-    return determinizations, candidates, tuple(models.split("+")) if models else ()
+        raise SystemExit(
+            f"--budgets: expected DETERMINIZATIONSxCANDIDATES[:MODEL+MODEL][/PROPOSALS], got {spec!r}"
+        ) from None
+    return determinizations, candidates, tuple(models.split("+")) if models else (), inference
 
 
 def search_bot(spec: str, seed: int | None = None) -> SearchBot:
     """The search a spec names, over the shipped ``ppo`` (the registry factory of ``search_<spec>``)."""
-    determinizations, candidates, models = parse_search(spec)
+    determinizations, candidates, models, proposals = parse_search(spec)
     return SearchBot(
-        pretrained_checkpoint("ppo"), seed, determinizations, candidates, opponent_models=models, name=f"search_{spec}"
+        pretrained_checkpoint("ppo"),
+        seed,
+        determinizations,
+        candidates,
+        opponent_models=models,
+        proposals=proposals,
+        name=f"search_{spec}",
     )
 
 
@@ -91,7 +102,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument(
-        "--budgets", nargs="+", default=["64x8", "32x8", "64x8:ppo_v1+heuristic"], help="DxK[:MODEL+MODEL]"
+        "--budgets",
+        nargs="+",
+        default=["64x8", "64x8:ppo_v1+heuristic", "64x8:ppo_v1+heuristic/512"],
+        help="DxK[:MODEL+MODEL][/PROPOSALS]",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=None)
@@ -114,7 +128,7 @@ def main() -> None:
     lines = [
         f"Searches over ppo against heuristic x3: {args.deals} duplicate deals (seed {args.seed}), 4 seats, Sâm on",
         "",
-        "| search (deals x candidates: opponent models) | CPU ms / searched decision | X/hand | 95% CI "
+        "| search (deals x candidates: opponent models / proposals) | CPU ms / searched decision | X/hand | 95% CI "
         f"| gain over ppo | 95% CI | gain over {args.budgets[0]} | 95% CI |",
         "|---|---|---|---|---|---|---|---|",
         f"| ppo (no search) | {network_ms:.3f} | {base[0]:+.2f} | [{base[1]:+.2f}, {base[2]:+.2f}] | | | | |",

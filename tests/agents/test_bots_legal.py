@@ -31,7 +31,8 @@ def _at_test_budget(bot: Bot, seed: int) -> Bot:
     """A search bot with a small budget: the budget changes how long it thinks, not which moves it
     may make, and the default one would make this test minutes longer."""
     if isinstance(bot, SearchBot):
-        return SearchBot(bot.network.checkpoint, seed, 4, 3, opponent_models=bot.opponent_models)
+        proposals = min(bot.proposals, 8)  # inference, if the bot has it, on fewer proposals
+        return SearchBot(bot.network.checkpoint, seed, 4, 3, opponent_models=bot.opponent_models, proposals=proposals)
     return bot
 
 
