@@ -19,7 +19,7 @@ At each decision with more than one legal move:
    suits play no part in the rules, and the observation has none), and, under
    ``first_leader="lowest_card"``, that the leader of a table's first hand held the lowest card
    (a seat's view does not say whether its hand is a table's first).
-   With inference (``proposals``, :data:`SHIPPED_SEAT_MODELS`), ``proposals`` such deals are drawn
+   With inference (``proposals``, :data:`SHIPPED_SEARCH`), ``proposals`` such deals are drawn
    instead and weighed by how well the models explain the other seats' past moves on them: replayed,
    each past move with a choice is scored, for each model, ``1 - mismatch`` if the model's move on
    those cards is the real one and ``mismatch`` if not. A deal's weight is, over the other seats, the
@@ -40,7 +40,7 @@ At each decision with more than one legal move:
 5. The move with the highest value is played; ties go to the network's order.
 
 Why a mix of opponent models: at 4 seats ``ppo_search`` models the other seats by its own network,
-``ppo_v1`` and the heuristic (:data:`SHIPPED_OPPONENT_MODELS`). In two 400-deal duplicate trials against
+``ppo_v1`` and the heuristic (:data:`SHIPPED_SEARCH`). In two 400-deal duplicate trials against
 heuristic ×3 that mix gained +0.60 [+0.20, +1.01] and +0.41 [−0.00, +0.83] X/hand over the network as the
 only model, where the heuristic alone (−0.21) and the two networks without it (−0.16) did not; against
 ``ppo_v1`` and ``ppo_v2`` it changed nothing measurable (docs/ppo_bot.md). A search exploits whatever model
@@ -56,7 +56,8 @@ deals and the drawn models), so a seeded bot is reproducible.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -71,15 +72,16 @@ from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
 from .ppo.checkpoint import PolicyCheckpoint
 
 if TYPE_CHECKING:
-    from sam_env.vector import VectorEnv
+    from sam_env.vector import Batch, VectorEnv
     from sam_env.vector.learner import BatchedPolicy
 
 MAX_ROLLOUT_MOVES = 2_000
 """Moves of one rollout before giving up (a hand of Sâm Lốc ends in far fewer)."""
 
 PRUNE_LOG_WEIGHT = 10.0
-"""With inference, a proposed deal whose log-weight falls this far below the best one's is dropped
-(its weight is then under 1/20,000 of the best's)."""
+"""With inference, a proposed deal whose log-weight falls this far below the best one's so far is
+dropped (its weight is then under 1/20,000 of that one's). Approximate: the best may fall later too;
+over 27 decisions of 512 proposals the posterior mass lost was at most 0.3 %."""
 
 
 class SearchBot(Bot):
@@ -90,10 +92,13 @@ class SearchBot(Bot):
             the models of the other seats.
         seed: seeds the sampled deals and the drawn opponent models.
         determinizations: deals sampled per decision (the cost grows with it; 64 by default).
-        opponent_models: models of the other seats in rollouts besides the network, each drawn as
-            often as the network: ``"heuristic"``, a shipped network's name or a ``PolicyCheckpoint``
-            of the same table size (none by default; ``ppo_search``'s are :data:`SHIPPED_OPPONENT_MODELS`).
+        opponent_models: models of the other seats in rollouts besides the network, each as likely a
+            priori as the network: ``"heuristic"``, a shipped network's name or a ``PolicyCheckpoint``
+            of the same table size (none by default; ``ppo_search``'s are :data:`SHIPPED_SEARCH`).
         candidates: the network's most probable legal moves that are scored (8 by default).
+        proposals: with inference, the uniform deals weighed by the hand's history, of which the
+            ``determinizations`` are drawn (0 by default: no inference, the deals are uniform).
+        mismatch: with inference, the probability that a model's move differs from the real one.
         name: the agent's name in reports (default ``"ppo_search"``).
     """
 
@@ -117,7 +122,7 @@ class SearchBot(Bot):
                 raise ValueError(f"{label} must be an int >= 1, got {value!r}")
         if isinstance(proposals, bool) or not isinstance(proposals, (int, np.integer)) or proposals < 0:
             raise ValueError(f"proposals must be an int >= 0 (0: no inference), got {proposals!r}")
-        if not 0 < mismatch < 1:
+        if isinstance(mismatch, bool) or not isinstance(mismatch, (int, float, np.number)) or not 0 < mismatch < 1:
             raise ValueError(f"mismatch must be a probability strictly between 0 and 1, got {mismatch!r}")
         self.network = PPOBot(checkpoint)
         self.n_players = checkpoint.rules.n_players
@@ -133,17 +138,19 @@ class SearchBot(Bot):
         self.mismatch = float(mismatch)
         self._venv: VectorEnv | None = None
         self.replayed = 0
-        """How many sampled deals the last search could replay (of ``determinizations``)."""
+        """How many of the last search's ``determinizations`` deals could be replayed (repeats counted)."""
         if name is not None:
             self.name = name
 
     @classmethod
     def pretrained(cls, network: str = "ppo", seed: int | None = None, *, label: str | None = None) -> SearchBot:
-        """The registry's ``ppo_search``: search over a shipped network, with :func:`shipped_opponent_models`
-        for its table size (``label``: the name in reports, default ``"ppo_search"``)."""
+        """The registry's ``ppo_search``: search over a shipped network, with :func:`shipped_search`'s
+        models and inference for its table size (``label``: the name in reports, default ``"ppo_search"``)."""
         checkpoint = pretrained_checkpoint(network)
-        model = shipped_seat_model(checkpoint.rules.n_players)
-        return cls(checkpoint, seed=seed, opponent_models=model.opponent_models, proposals=model.proposals, name=label)
+        shipped = shipped_search(checkpoint.rules.n_players)
+        return cls(
+            checkpoint, seed=seed, opponent_models=shipped.opponent_models, proposals=shipped.proposals, name=label
+        )
 
     @property
     def opponent_models(self) -> tuple[OpponentModel, ...]:
@@ -177,19 +184,20 @@ class SearchBot(Bot):
         if illegal:
             raise ValueError(f"candidates {illegal} are not legal for seat {view.seat}; legal: {list(view.legal)}")
         venv = self._vector_env(view.rules)
-        n_det, k = self.determinizations, candidates.size
-        deals, models = self.deals_and_models(view)
-        batch, playing = self._replay(venv, view, [deals[t % n_det] for t in range(k * n_det)])
+        k = candidates.size
+        deals, models, counts = _distinct(*self.deals_and_models(view))
+        n = len(deals)  # rollouts are deterministic: a repeated (deal, models) is played once, counted twice
+        batch, playing = self._replay(venv, view, [deals[t % n] for t in range(k * n)])
         self._check_replay(batch.observation[playing], observation, view.seat)
-        self.replayed = int(playing[:n_det].sum())
-        actions = candidates[np.minimum(np.arange(venv.num_tables) // n_det, k - 1)]
-        model_of = models[np.arange(venv.num_tables) % n_det]
+        self.replayed = int(counts[playing[:n]].sum())
+        actions = candidates[np.minimum(np.arange(venv.num_tables) // n, k - 1)]
+        model_of = models[np.arange(venv.num_tables) % n]
         money = self._roll_out(venv, actions, playing, view.seat, model_of) - view.net[view.seat]
         values = np.full(k, -np.inf)
         for i in range(k):
-            rows = slice(i * n_det, (i + 1) * n_det)
+            rows = slice(i * n, (i + 1) * n)
             if playing[rows].any():
-                values[i] = money[rows][playing[rows]].mean()
+                values[i] = np.average(money[rows][playing[rows]], weights=counts[playing[rows]])
         return values
 
     def _check_replay(self, replayed: np.ndarray, observation: np.ndarray, seat: int) -> None:
@@ -240,12 +248,19 @@ class SearchBot(Bot):
         """The batched policy of every model: 0 is the network, ``m`` is ``opponent_models[m - 1]``."""
         return (self.network.best_actions, *self._policies)
 
-    def _replay(self, venv: VectorEnv, view: SeatView, deals: list[list[int]], on_move=None):
+    def _replay(
+        self,
+        venv: VectorEnv,
+        view: SeatView,
+        deals: list[list[int]],
+        on_move: Callable[[Batch, np.ndarray, int, int], np.ndarray] | None = None,
+    ) -> tuple[Batch, np.ndarray]:
         """Deal ``deals`` to the first tables of ``venv`` and replay the hand's history on them; the
         batch at the seat's decision and which tables reached it. A deal that could not have been
         played is dropped: an instant win the real deal did not have, or a move its cards cannot make
-        (a forced báo 1). ``on_move(batch, rows, seat, move)``, if given, sees each past move of
-        another seat, before it is played, at the tables still replaying."""
+        (a forced báo 1). ``on_move(batch, playing, seat, move)``, if given, sees each past move of
+        another seat before it is played (``playing``: the tables still replaying) and returns the
+        tables to go on with."""
         playing = np.arange(venv.num_tables) < len(deals)
         batch = venv.reset(
             options={
@@ -258,7 +273,7 @@ class SearchBot(Bot):
         for seat, move in view.history:
             playing &= (batch.current_seat == seat) & batch.action_mask[:, move]
             if on_move is not None and seat != view.seat:
-                on_move(batch, playing, seat, move)
+                playing &= on_move(batch, playing, seat, move)
             actions[:] = move
             batch = venv.step(actions, active=playing)
             playing &= ~batch.terminated
@@ -271,39 +286,47 @@ class SearchBot(Bot):
 
         Without inference (``proposals=0``) the deals are uniform and the models drawn uniformly; with
         it, both are drawn from their posterior given the hand's history (:meth:`history_loglik`)."""
-        n_models = len(self._models) + 1
         if not self.proposals:
             deals = self._sample_deals(view, self.determinizations)
-            models = self.rng.integers(n_models, size=(self.determinizations, self.n_players))
-            models[:, view.seat] = 0
-            return deals, models
+            return deals, self._uniform_models(view.seat)
         proposals = self._sample_deals(view, self.proposals)
         return self._resample(view.seat, proposals, self.history_loglik(view, proposals))
+
+    def _uniform_models(self, seat: int) -> np.ndarray:
+        """``int[determinizations, n_players]``: each other seat's model drawn uniformly, the network at
+        ``seat`` (no draw at all without opponent models)."""
+        if not self._models:
+            return np.zeros((self.determinizations, self.n_players), dtype=np.int64)
+        models = self.rng.integers(len(self._models) + 1, size=(self.determinizations, self.n_players))
+        models[:, seat] = 0
+        return models
 
     def history_loglik(self, view: SeatView, proposals: list[list[int]]) -> np.ndarray:
         """``float[len(proposals), n_players, n_models]``: the log-likelihood of each other seat's past
         moves on each proposed deal if model ``m`` played that seat.
 
         Each model plays its most probable move, so a model's move is taken to be the real one with
-        probability ``1 - mismatch`` and another with ``mismatch``; moves with no choice say nothing.
+        probability ``1 - mismatch`` and another with ``mismatch``, whatever the number of other legal
+        moves (a model's errors are not spread evenly over them); moves with no choice say nothing.
         A proposal that could not have been played is ``-inf``. So is one whose weight falls
-        :data:`PRUNE_LOG_WEIGHT` below the best proposal's at some move: it would almost never be drawn,
-        and dropping it saves most of the models' work on the history."""
+        :data:`PRUNE_LOG_WEIGHT` below the best proposal's so far: it would almost never be drawn, and
+        dropping it saves much of the models' work on the history."""
         venv = self._vector_env(view.rules)
+        if len(proposals) > venv.num_tables:
+            raise ValueError(f"{len(proposals)} proposals, but the search replays at most {venv.num_tables} deals")
         policies = self._models_policies()
         loglik = np.zeros((venv.num_tables, self.n_players, len(policies)))
         agree, differ = np.log1p(-self.mismatch), np.log(self.mismatch)
-        pruned = np.zeros(venv.num_tables, dtype=bool)
 
-        def score(batch, playing: np.ndarray, seat: int, move: int) -> None:
+        def score(batch: Batch, playing: np.ndarray, seat: int, move: int) -> np.ndarray:
             weights = _log_weights(loglik, view.seat)
-            pruned[playing & (weights < weights[playing].max(initial=-np.inf) - PRUNE_LOG_WEIGHT)] = True
-            playing &= ~pruned  # the replay's own mask: pruned proposals stop here
-            rows = np.flatnonzero(playing)
+            keep = weights >= weights[playing].max(initial=-np.inf) - PRUNE_LOG_WEIGHT
+            rows = np.flatnonzero(playing & keep)
             rows = rows[np.count_nonzero(batch.action_mask[rows], axis=1) > 1]
             for m, policy in enumerate(policies):
                 chosen = policy(batch.observation[rows], batch.action_mask[rows])
                 loglik[rows, seat, m] += np.where(chosen == move, agree, differ)
+            return keep
 
         _, reached = self._replay(venv, view, proposals, on_move=score)
         loglik[~reached] = -np.inf
@@ -314,16 +337,16 @@ class SearchBot(Bot):
     ) -> tuple[list[list[int]], np.ndarray]:
         """``determinizations`` of the proposals drawn by their weight (systematic resampling), and for
         each the model of every other seat drawn from its posterior on that deal (uniform prior). If no
-        proposal could have been played, they are returned in turn, to be dropped by the replay."""
+        proposal kept a weight, the search is the uniform one: the proposals in turn (the replay drops
+        those that could not have been played) and models drawn uniformly."""
         n_det, n_models = self.determinizations, loglik.shape[2]
         weights = _log_weights(loglik, seat)
         if not np.isfinite(weights).any():
-            return [proposals[i % len(proposals)] for i in range(n_det)], np.zeros(
-                (n_det, self.n_players), dtype=np.int64
-            )
+            return [proposals[i % len(proposals)] for i in range(n_det)], self._uniform_models(seat)
         weights = np.exp(weights - weights.max())
-        picks = np.searchsorted(np.cumsum(weights / weights.sum()), (self.rng.random() + np.arange(n_det)) / n_det)
-        picks = np.minimum(picks, len(proposals) - 1)
+        draws = (self.rng.random() + np.arange(n_det)) / n_det
+        picks = np.searchsorted(np.cumsum(weights / weights.sum()), draws, side="right")
+        picks = np.minimum(picks, np.flatnonzero(weights)[-1])  # rounding: never a proposal of no weight
         posterior = np.exp(loglik[picks] - loglik[picks].max(axis=2, keepdims=True))
         cumulative = np.cumsum(posterior / posterior.sum(axis=2, keepdims=True), axis=2)
         models = np.minimum((self.rng.random((n_det, self.n_players, 1)) > cumulative).sum(axis=2), n_models - 1)
@@ -349,7 +372,8 @@ class SearchBot(Bot):
         return deals
 
     def _vector_env(self, rules: RuleConfig) -> VectorEnv:
-        """The search's ``candidates × determinizations`` tables for these rules, made at first use
+        """The search's tables for these rules (``candidates × determinizations``, or ``proposals`` if
+        more), made at first use
         (and again if the rules change). Imported here: the compiled engine loads numba, which the
         registry's other bots do not need."""
         from sam_env.vector import VectorEnv
@@ -368,7 +392,7 @@ shipped network, or a network's checkpoint (its most probable legal move)."""
 
 
 @dataclass(frozen=True)
-class SeatModel:
+class ShippedSearch:
     """How ``ppo_search`` models the other seats at one table size: the models besides its own network
     (``opponent_models``) and how many proposed deals its inference weighs (``proposals``; 0: none)."""
 
@@ -376,14 +400,25 @@ class SeatModel:
     proposals: int = 0
 
 
-SHIPPED_SEAT_MODELS: dict[int, SeatModel] = {4: SeatModel(("ppo_v1", "heuristic"), proposals=512)}
+SHIPPED_SEARCH: dict[int, ShippedSearch] = {4: ShippedSearch(("ppo_v1", "heuristic"), proposals=512)}
 """``ppo_search``'s model of the other seats, per table size (the network alone, without inference,
 where none is given: no other was measured there)."""
 
 
-def shipped_seat_model(n_players: int) -> SeatModel:
-    """The model of the other seats ``ppo_search`` uses at ``n_players`` seats (:data:`SHIPPED_SEAT_MODELS`)."""
-    return SHIPPED_SEAT_MODELS.get(n_players, SeatModel())
+def shipped_search(n_players: int) -> ShippedSearch:
+    """The model of the other seats ``ppo_search`` uses at ``n_players`` seats (:data:`SHIPPED_SEARCH`)."""
+    return SHIPPED_SEARCH.get(n_players, ShippedSearch())
+
+
+def _distinct(deals: list[list[int]], models: np.ndarray) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+    """The distinct (deal, models) pairs, in order of first appearance, and how often each came."""
+    keys = [(*deal, *row) for deal, row in zip(deals, models.tolist(), strict=True)]
+    first: dict[tuple[int, ...], int] = {}
+    for i, key in enumerate(keys):
+        first.setdefault(key, i)
+    counts = Counter(keys)
+    kept = list(first.values())
+    return [deals[i] for i in kept], models[kept], np.array([counts[keys[i]] for i in kept], dtype=np.int64)
 
 
 def _log_weights(loglik: np.ndarray, seat: int) -> np.ndarray:

@@ -26,7 +26,7 @@ from tqdm import tqdm
 import sam_env
 from agents.ppo.bot import pretrained_checkpoint
 from agents.registry import load_bot
-from agents.search_bot import SearchBot, shipped_seat_model
+from agents.search_bot import SearchBot, shipped_search
 from evaluation.tournament import play_out
 
 DEALS_PER_SET = 64
@@ -36,7 +36,7 @@ CANDIDATES = 8
 def valued_decisions(hands: int, sets: int, seed: int, proposals: int) -> np.ndarray:
     """``float[decisions, sets, CANDIDATES]``: each searched decision's candidate values on each set
     of deals (NaN past the legal candidates and for a set none of whose deals could be replayed)."""
-    models = shipped_seat_model(4).opponent_models  # ppo_search's own models of the other seats
+    models = shipped_search(4).opponent_models  # ppo_search's own models of the other seats
     bot = SearchBot(
         pretrained_checkpoint("ppo"), seed, DEALS_PER_SET, CANDIDATES, opponent_models=models, proposals=proposals
     )

@@ -12,7 +12,7 @@ import pytest
 import sam_env
 from agents.ppo.bot import PPOBot, pretrained_checkpoint
 from agents.registry import load_bot, shipped_network_for
-from agents.search_bot import PRUNE_LOG_WEIGHT, SearchBot, shipped_seat_model
+from agents.search_bot import PRUNE_LOG_WEIGHT, SearchBot, shipped_search
 from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
@@ -28,10 +28,17 @@ def _search_bot(
     candidates: int = 3,
     opponent_models: tuple[object, ...] = (),
     proposals: int = 0,
+    mismatch: float = 0.1,
 ) -> SearchBot:
     checkpoint = pretrained_checkpoint(shipped_network_for("ppo", rules))
     return SearchBot(
-        checkpoint, seed, determinizations, candidates, opponent_models=opponent_models, proposals=proposals
+        checkpoint,
+        seed,
+        determinizations,
+        candidates,
+        opponent_models=opponent_models,
+        proposals=proposals,
+        mismatch=mismatch,
     )
 
 
@@ -78,7 +85,7 @@ def test_search_plays_legally_under_random_rules_and_its_replays_match_the_obser
     here also checks the replay against the reference environment's observation."""
     rules = random_rules(np.random.default_rng(100 + seed))
     env = sam_env.env(rules=rules)
-    model = shipped_seat_model(rules.n_players)  # inference on fewer proposals than ppo_search's
+    model = shipped_search(rules.n_players)  # inference on fewer proposals than ppo_search's
     proposals = min(model.proposals, 10)
     bots = [
         _search_bot(rules, s, opponent_models=model.opponent_models, proposals=proposals)
@@ -119,6 +126,7 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(
     assert len(points) >= 3
     env = sam_env.env(rules=rules)
     chose = np.zeros(len(models), dtype=int)  # decisions with a choice each model made in the playouts
+    repeats = 0  # (deal, models) pairs drawn more than once: rolled out once, counted as often as drawn
 
     def play(seat: int, observation: dict, view: SeatView, bots: list) -> int:
         chose[models.index(bots[seat])] += int(observation["action_mask"].sum() > 1)
@@ -129,6 +137,7 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(
         bot = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models, proposals=proposals)
         twin = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models, proposals=proposals)
         deals, model_of = twin.deals_and_models(view)  # the same draws, in the same order as values() makes them
+        repeats += len(deals) - len({(*deal, *row) for deal, row in zip(deals, model_of.tolist(), strict=True)})
         values = bot.values(observation["observation"], view, candidates)
         for value, candidate in zip(values, candidates, strict=True):
             money = []
@@ -145,6 +154,7 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(
                 money.append(result.net[view.seat] - view.net[view.seat])
             assert value == pytest.approx(np.mean(money)), (i, candidate)
     assert (chose > 0).all(), f"every model chose moves in the rollouts checked: {chose.tolist()}"
+    assert repeats > 0 if proposals else repeats == 0, repeats
 
 
 @pytest.mark.parametrize("proposals", [0, 60])
@@ -159,25 +169,25 @@ def test_the_seat_itself_is_always_played_by_the_network_in_rollouts(proposals: 
 
 def _reference_loglik(
     rules: RuleConfig, view: SeatView, proposals: list[list[int]], models: list, mismatch: float
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """``history_loglik`` recomputed with ``sam_env.env()`` and the Python bots: every past move of
     another seat with a choice, replayed on each proposal, scored for every model; then the pruning
-    rule applied move by move."""
+    rule applied move by move. Also which proposals could not have been played."""
     env = sam_env.env(rules=rules)
     raw = env.unwrapped
-    moves = [(seat, move) for seat, move in view.history]
+    moves = list(view.history)
     scores = np.zeros((len(proposals), len(moves), len(models)))  # per proposal, past move and model
     choice = np.zeros((len(proposals), len(moves)), dtype=bool)  # another seat's move with a choice
-    dropped = np.zeros(len(proposals), dtype=bool)
+    dropped_at = np.full(len(proposals), len(moves))  # the move a proposal cannot make (-1: an instant win)
     for p, deal in enumerate(proposals):
         env.reset(options={"hands": deal, "leader": view.leader})
-        dropped[p] = raw.over
+        if raw.over:
+            dropped_at[p] = -1
+            continue
         for j, (seat, move) in enumerate(moves):
-            if dropped[p]:
-                break
             observation = env.last()[0]
             if raw.seat_of(env.agent_selection) != seat or not observation["action_mask"][move]:
-                dropped[p] = True
+                dropped_at[p] = j
                 break
             if seat != view.seat and observation["action_mask"].sum() > 1:
                 choice[p, j] = True
@@ -186,8 +196,9 @@ def _reference_loglik(
                 scores[p, j] = [np.log1p(-mismatch) if c == move else np.log(mismatch) for c in chosen]
             env.step(move)
     loglik = np.zeros((len(proposals), view.rules.n_players, len(models)))
-    alive = ~dropped
+    alive = dropped_at >= 0
     for j, (seat, _) in enumerate(moves):
+        alive &= dropped_at > j
         if seat == view.seat:
             continue
         per_seat = np.log(np.exp(loglik).mean(axis=2))
@@ -195,27 +206,28 @@ def _reference_loglik(
         alive &= weight >= weight[alive].max(initial=-np.inf) - PRUNE_LOG_WEIGHT
         loglik[alive & choice[:, j], seat] += scores[alive & choice[:, j], j]
     loglik[~alive] = -np.inf
-    return loglik
+    return loglik, dropped_at < len(moves)
 
 
 def test_history_loglik_equals_the_models_moves_in_the_reference_engine() -> None:
     """Inference weighs each proposed deal by how well each model explains the other seats' past
-    moves on it (and drops the deals that could not have been played, or fell too far behind)."""
-    rules = RuleConfig()
+    moves on it, and drops the deals that could not have been played (instant wins, a forced báo 1)
+    or fell too far behind."""
+    rules = RuleConfig(instant_wins=frozenset(INSTANT_WIN_TYPES), bao1="forced")
     network, ppo_v1, heuristic = PPOBot(pretrained_checkpoint("ppo")), load_bot("ppo_v1"), load_bot("heuristic")
     players = [heuristic, network, heuristic, ppo_v1]
-    points = [p for p in _decision_points(rules, hands=2, seed=11, players=players) if len(p[1].history) > 10][::4]
+    points = [p for p in _decision_points(rules, hands=3, seed=11, players=players) if len(p[1].history) > 10][::4]
     assert len(points) >= 3
-    finite = pruned = 0
+    kept = pruned = dropped = 0
     for i, (_, view) in enumerate(points):
-        bot = _search_bot(rules, seed=i, opponent_models=("ppo_v1", "heuristic"), proposals=40)
-        bot.mismatch = 0.05  # fewer proposals than ppo_search's: prune sooner, so the test sees it
+        # fewer proposals than ppo_search's and a smaller mismatch: more pruning, so the test sees it
+        bot = _search_bot(rules, seed=i, opponent_models=("ppo_v1", "heuristic"), proposals=40, mismatch=0.05)
         proposals = bot._sample_deals(view, 40)
-        expected = _reference_loglik(rules, view, proposals, [network, ppo_v1, heuristic], 0.05)
+        expected, unplayable = _reference_loglik(rules, view, proposals, [network, ppo_v1, heuristic], 0.05)
         np.testing.assert_allclose(bot.history_loglik(view, proposals), expected)
-        finite += int(np.isfinite(expected[:, 0, 0]).sum())
-        pruned += int(np.isinf(expected[:, 0, 0]).sum())
-    assert finite > 0 and pruned > 0, (finite, pruned)
+        gone = np.isinf(expected[:, 0, 0])
+        kept, pruned, dropped = kept + (~gone).sum(), pruned + (gone & ~unplayable).sum(), dropped + unplayable.sum()
+    assert kept > 0 and pruned > 0 and dropped > 0, (kept, pruned, dropped)
 
 
 def test_resampling_draws_deals_by_weight_and_models_by_posterior() -> None:
@@ -231,7 +243,8 @@ def test_resampling_draws_deals_by_weight_and_models_by_posterior() -> None:
     assert all(d[0] == 2 for d in deals) and (models[:, 1] == 2).all() and (models[:, 0] == 0).all()
     loglik[:] = -np.inf
     deals, models = bot._resample(0, proposals, loglik)
-    assert len(deals) == 8 and (models == 0).all(), "no deal could have been played: left to the replay to drop"
+    assert [d[0] for d in deals] == [0, 1, 2, 3, 0, 1, 2, 3], "no weight left: the uniform search on the proposals"
+    assert (models[:, 0] == 0).all() and set(np.unique(models[:, 1:])) == {0, 1, 2}
 
 
 @pytest.mark.parametrize(
@@ -318,6 +331,7 @@ def test_bad_budgets_and_tables_are_refused() -> None:
         ({"proposals": 1.5}, "proposals must be an int >= 0"),
         ({"mismatch": 0.0}, "mismatch must be a probability strictly between 0 and 1"),
         ({"mismatch": 1.0}, "mismatch must be a probability"),
+        ({"mismatch": "0.1"}, "mismatch must be a probability"),
     ):
         with pytest.raises(ValueError, match=message):
             SearchBot(checkpoint, **kwargs)
