@@ -27,9 +27,12 @@ class GymVectorEnv(GymnasiumVectorEnv):
     """``num_envs`` tables, one learner seat each, as a gymnasium vector environment.
 
     Args are those of :class:`~.learner.LearnerTables`. Rewards are the learner seat's money in X.
-    ``infos["final_obs"]`` (for tables that finished a hand) holds the learner's observation at its
-    last decision of that hand: the compiled engine deals the next hand within the step and keeps no
-    observation of a finished one (no hand is ever truncated, so nothing bootstraps from it).
+    Tables that finished a hand carry ``infos["final_obs"]`` and ``infos["final_info"]`` in gymnasium's
+    same-step format (an object array, ``None`` at the other tables, with the ``_final_obs`` /
+    ``_final_info`` masks; built by gymnasium's own ``_add_info``, as ``SyncVectorEnv`` does). The
+    final observation is the learner's at its last decision of that hand: the compiled engine deals the
+    next hand within the step and keeps no observation of a finished one (no hand is ever truncated,
+    so nothing bootstraps from it).
     """
 
     metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -63,9 +66,8 @@ class GymVectorEnv(GymnasiumVectorEnv):
         last = self._observations
         self._observations, masks, rewards, terminated = self.tables.step(actions)
         infos: dict[str, Any] = {"action_mask": masks}
-        if terminated.any():
-            infos["final_obs"] = np.where(terminated[:, None], last, 0.0).astype(np.float32)
-            infos["_final_obs"] = terminated.copy()
+        for table in np.flatnonzero(terminated).tolist():
+            infos = self._add_info(infos, {"final_obs": last[table].copy(), "final_info": {}}, table)
         return self._observations, rewards, terminated, np.zeros(self.num_envs, dtype=bool), infos
 
     def action_masks(self) -> np.ndarray:

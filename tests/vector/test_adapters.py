@@ -92,11 +92,19 @@ def test_gymnasium_vector_env() -> None:
     rng = np.random.default_rng(0)
     ended = 0
     for _ in range(60):
+        previous = obs
         obs, rewards, terminated, truncated, info = env.step(random_actions(rng, env.action_masks()))
         assert rewards.dtype == np.float32 and not truncated.any()
-        if terminated.any():
+        if terminated.any():  # gymnasium's same-step format, as its SyncVectorEnv gives it
             ended += 1
-            assert np.array_equal(info["_final_obs"], terminated)
+            assert np.array_equal(info["_final_obs"], terminated) and np.array_equal(info["_final_info"], terminated)
+            assert info["final_obs"].dtype == object and info["final_obs"].shape == (8,)
+            for table in range(8):
+                final = info["final_obs"][table]
+                assert (final is None) != terminated[table]
+                assert final is None or np.array_equal(final, previous[table]), "the learner's last decision"
+        else:
+            assert "final_obs" not in info and "final_info" not in info
     assert ended > 0
 
 
