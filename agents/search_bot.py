@@ -19,12 +19,13 @@ At each decision with more than one legal move:
    suits play no part in the rules, and the observation has none), and, under
    ``first_leader="lowest_card"``, that the leader of a table's first hand held the lowest card
    (a seat's view does not say whether its hand is a table's first).
-   With inference (``proposals``, :data:`SHIPPED_SEARCH`), ``proposals`` such deals are drawn
-   instead and weighed by how well the models explain the other seats' past moves on them: replayed,
-   each past move with a choice is scored, for each model, ``1 - mismatch`` if the model's move on
-   those cards is the real one and ``mismatch`` if not. A deal's weight is, over the other seats, the
-   mean of the models' likelihoods (a uniform prior over models); ``determinizations`` deals are drawn
-   by weight and each seat's model from its posterior on that deal.
+   With inference (``proposals``; ``ppo_search``'s: :data:`~agents.search_models.SHIPPED_SEARCH`),
+   ``proposals`` such deals are drawn instead and weighed by how well the models explain the other
+   seats' past moves on them: replayed, each past move with a choice is scored, for each model,
+   ``1 - mismatch`` if the model's move on those cards is the real one and ``mismatch`` if not. A
+   deal's weight is, over the other seats, the mean of the models' likelihoods (a uniform prior over
+   models); ``determinizations`` deals are drawn by weight and each seat's model from its posterior
+   on that deal.
 3. **Replay**: every deal is dealt once per candidate in the vector env and the hand's history is
    replayed move by move, which reproduces the public state; the bot checks that every replayed
    deal gives the seat its own observation and refuses to go on otherwise. A deal that could not
@@ -40,7 +41,8 @@ At each decision with more than one legal move:
 5. The move with the highest value is played; ties go to the network's order.
 
 Why a mix of opponent models: at 4 seats ``ppo_search`` models the other seats by its own network,
-``ppo_v1`` and the heuristic (:data:`SHIPPED_SEARCH`). In two 400-deal duplicate trials against
+``ppo_v1`` and the heuristic (:data:`~agents.search_models.SHIPPED_SEARCH`). In two 400-deal duplicate
+trials against
 heuristic ×3 that mix gained +0.60 [+0.20, +1.01] and +0.41 [−0.00, +0.83] X/hand over the network as the
 only model, where the heuristic alone (−0.21) and the two networks without it (−0.16) did not; against
 ``ppo_v1`` and ``ppo_v2`` it changed nothing measurable (docs/ppo_bot.md). A search exploits whatever model
@@ -64,7 +66,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -74,8 +75,9 @@ from sam_env.core import RuleConfig, SeatView
 from sam_env.core.cards import DECK_SIZE
 from sam_env.encoding import observation_layout
 
-from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
+from .ppo.bot import PPOBot, pretrained_checkpoint
 from .ppo.checkpoint import PolicyCheckpoint
+from .search_models import OpponentModel, batched_policy, checked_model, shipped_search
 
 if TYPE_CHECKING:
     from sam_env.vector import Batch, VectorEnv
@@ -100,7 +102,8 @@ class SearchBot(Bot):
         determinizations: deals sampled per decision (the cost grows with it; 64 by default).
         opponent_models: models of the other seats in rollouts besides the network, each as likely a
             priori as the network: ``"heuristic"``, a shipped network's name or a ``PolicyCheckpoint``
-            of the same table size (none by default; ``ppo_search``'s are :data:`SHIPPED_SEARCH`).
+            of the same table size (none by default; ``ppo_search``'s:
+            :data:`~agents.search_models.SHIPPED_SEARCH`).
         candidates: the network's most probable legal moves that are scored (8 by default).
         proposals: with inference, the uniform deals weighed by the hand's history, of which the
             ``determinizations`` are drawn (0 by default: no inference, the deals are uniform).
@@ -135,7 +138,7 @@ class SearchBot(Bot):
         """The only table size the network can play."""
         if isinstance(opponent_models, str):
             raise TypeError(f"opponent_models: expected a sequence of models, got the string {opponent_models!r}")
-        self._models = tuple(_checked_model(model, self.n_players) for model in opponent_models)
+        self._models = tuple(checked_model(model, self.n_players) for model in opponent_models)
         self._policies: tuple[BatchedPolicy, ...] = ()
         """The batched policies of ``_models`` for the vector env's rules, built with it."""
         self.determinizations = int(determinizations)
@@ -150,8 +153,9 @@ class SearchBot(Bot):
 
     @classmethod
     def pretrained(cls, network: str = "ppo", seed: int | None = None, *, label: str | None = None) -> SearchBot:
-        """The registry's ``ppo_search``: search over a shipped network, with :func:`shipped_search`'s
-        models and inference for its table size (``label``: the name in reports, default ``"ppo_search"``)."""
+        """The registry's ``ppo_search``: search over a shipped network, with the models and inference
+        of :func:`~agents.search_models.shipped_search` for its table size (``label``: the name in
+        reports, default ``"ppo_search"``)."""
         checkpoint = pretrained_checkpoint(network)
         shipped = shipped_search(checkpoint.rules.n_players)
         return cls(
@@ -385,35 +389,11 @@ class SearchBot(Bot):
         from sam_env.vector import VectorEnv
 
         if self._venv is None or self._venv.rules != rules:
-            policies = tuple(_batched_policy(model, rules) for model in self._models)  # first: it may raise
+            policies = tuple(batched_policy(model, rules) for model in self._models)  # first: it may raise
             tables = max(self.candidates * self.determinizations, self.proposals)
             self._venv = VectorEnv(tables, rules, seed=0)
             self._policies = policies
         return self._venv
-
-
-OpponentModel = str | PolicyCheckpoint
-"""A model of the other seats in rollouts: ``"heuristic"`` (the heuristic bot, compiled), the name of a
-shipped network, or a network's checkpoint (its most probable legal move)."""
-
-
-@dataclass(frozen=True)
-class ShippedSearch:
-    """How ``ppo_search`` models the other seats at one table size: the models besides its own network
-    (``opponent_models``) and how many proposed deals its inference weighs (``proposals``; 0: none)."""
-
-    opponent_models: tuple[str, ...] = ()
-    proposals: int = 0
-
-
-SHIPPED_SEARCH: dict[int, ShippedSearch] = {4: ShippedSearch(("ppo_v1", "heuristic"), proposals=512)}
-"""``ppo_search``'s model of the other seats, per table size (the network alone, without inference,
-where none is given: no other was measured there)."""
-
-
-def shipped_search(n_players: int) -> ShippedSearch:
-    """The model of the other seats ``ppo_search`` uses at ``n_players`` seats (:data:`SHIPPED_SEARCH`)."""
-    return SHIPPED_SEARCH.get(n_players, ShippedSearch())
 
 
 def _distinct(deals: list[list[int]], models: np.ndarray) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
@@ -431,44 +411,3 @@ def _log_weights(loglik: np.ndarray, seat: int) -> np.ndarray:
     """Each proposal's log-weight: over the other seats, the log of the mean likelihood of the models."""
     per_seat = np.logaddexp.reduce(loglik, axis=2) - np.log(loglik.shape[2])
     return np.delete(per_seat, seat, axis=1).sum(axis=1)
-
-
-def _label(model: OpponentModel) -> str:
-    return model if isinstance(model, str) else model.source
-
-
-def _checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
-    """``model``, as given, if it is a model that can play ``n_players`` seats; a clear error otherwise."""
-    if isinstance(model, str) and model != "heuristic":
-        if model not in pretrained_names():
-            fitting = [p for p in pretrained_names() if pretrained_checkpoint(p).rules.n_players == n_players]
-            raise ValueError(
-                f"opponent model {model!r}: expected 'heuristic', a shipped network of {n_players} seats "
-                f"({', '.join(fitting)}) or a PolicyCheckpoint"
-            )
-        seats = pretrained_checkpoint(model).rules.n_players
-    elif isinstance(model, PolicyCheckpoint):
-        seats = model.rules.n_players
-    elif model == "heuristic":
-        return model
-    else:
-        raise TypeError(
-            f"opponent model: expected 'heuristic', a shipped network's name or a PolicyCheckpoint, got {model!r}"
-        )
-    if seats != n_players:
-        raise ValueError(
-            f"opponent model {_label(model)!r} plays {seats} seats; the searched network plays {n_players}"
-        )
-    return model
-
-
-def _batched_policy(model: OpponentModel, rules: RuleConfig) -> BatchedPolicy:
-    """The batched policy of a checked model for these rules (the heuristic's tables depend on them;
-    imported here, as the vector env is: it is compiled)."""
-    if isinstance(model, PolicyCheckpoint):
-        return PPOBot(model).best_actions
-    if model != "heuristic":
-        return PPOBot(pretrained_checkpoint(model)).best_actions
-    from .batched_heuristic import BatchedHeuristic
-
-    return BatchedHeuristic(rules)

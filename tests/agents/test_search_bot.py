@@ -12,7 +12,8 @@ import pytest
 import sam_env
 from agents.ppo.bot import PPOBot, pretrained_checkpoint
 from agents.registry import load_bot, shipped_network_for
-from agents.search_bot import PRUNE_LOG_WEIGHT, SearchBot, shipped_search
+from agents.search_bot import PRUNE_LOG_WEIGHT, SearchBot
+from agents.search_models import shipped_search
 from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
