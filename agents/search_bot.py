@@ -64,7 +64,6 @@ deals and the drawn models), so a seeded bot is reproducible.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -398,13 +397,10 @@ class SearchBot(Bot):
 
 def _distinct(deals: list[list[int]], models: np.ndarray) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
     """The distinct (deal, models) pairs, in order of first appearance, and how often each came."""
-    keys = [(*deal, *row) for deal, row in zip(deals, models.tolist(), strict=True)]
-    first: dict[tuple[int, ...], int] = {}
-    for i, key in enumerate(keys):
-        first.setdefault(key, i)
-    counts = Counter(keys)
-    kept = list(first.values())
-    return [deals[i] for i in kept], models[kept], np.array([counts[keys[i]] for i in kept], dtype=np.int64)
+    keys = np.hstack([np.array(deals, dtype=np.int64), models])  # card masks fit 52 bits
+    _, first, counts = np.unique(keys, axis=0, return_index=True, return_counts=True)
+    order = np.argsort(first)
+    return [deals[i] for i in first[order]], models[first[order]], counts[order]
 
 
 def _log_weights(loglik: np.ndarray, seat: int) -> np.ndarray:
