@@ -1,37 +1,40 @@
 """Train a Sâm Lốc bot by self-play, then evaluate it in duplicate against the baselines.
 
-    python train.py                                     # configs/default.yaml: batched self-play, ~6M steps
+    python train.py                                     # configs/default.yaml: batched self-play, 4M steps
     python train.py --config configs/sb3.yaml           # sb3-contrib MaskablePPO against Python bots
     python train.py --set total_timesteps=2000000 --set rules.n_players=3
     python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
 
-Two trainers, chosen by the config's ``trainer``:
+Three trainers, chosen by the config's ``trainer:`` key, each a folder of ``training/`` with one entry
+point, ``train(config, run_dir, resume)`` (``training.trainers``):
 
-* ``batched`` (``training.batched``): thousands of tables of :class:`sam_env.VectorEnv` at once; the
-  learner holds a share of the seats with one network for all of them, frozen snapshots of it
-  (a pool refreshed every ``snapshot_every`` steps) the others; every step is one forward pass per
-  network; masked PPO along each seat's trajectory.
-* ``sb3``: one learner seat (a different one every hand) plays :class:`sam_env.SingleAgentEnv` with
-  sb3-contrib's MaskablePPO against opponents drawn per hand and seat from snapshots and the
-  ``random``, ``greedy`` and ``heuristic`` bots.
+* ``batched`` (the default, ``training.batched``): thousands of tables of :class:`sam_env.VectorEnv`
+  at once; the learner holds a share of the seats with one network for all of them, frozen
+  snapshots of it and compiled bots the others; every step is one forward pass per network; masked
+  PPO along each seat's trajectory.
+* ``sb3`` (``training.sb3``): one learner seat (a different one every hand) plays
+  :class:`sam_env.SingleAgentEnv` with sb3-contrib's MaskablePPO against opponents drawn per hand and
+  seat from snapshots and the ``random``, ``greedy`` and ``heuristic`` bots.
+* ``rllib`` (``training.rllib``, the ``rllib`` extra): multi-agent PPO on Ray RLlib, every seat a
+  module, on one machine or a cluster (``--address``, docs/rllib.md).
 
-Every ``eval_every`` steps the policy plays a small duplicate tournament (``evaluation``); at the end it
-is evaluated against every baseline and the table, with 95 % confidence intervals, is printed.
-A run writes to ``runs/<name>__s<seed>__<time>/``: TensorBoard events (``charts/``, ``train/``,
-``eval/``, ``perf/`` — where the time went), ``checkpoints/step_N/`` and ``final/`` (``policy.*`` for
-``load_bot(path)``, ``trainer.*`` for ``--resume``, ``config.yaml``), ``learning_curve.png`` and
-``evaluation.md`` / ``.json``. Nothing is pickled. This file is the story of a run; its machinery is
-the ``training`` package; ``backend: rllib`` configs run on Ray RLlib (docs/rllib.md).
+Along the way a run evaluates the policy in small duplicate tournaments (``evaluation``); at the end
+it is evaluated against every baseline and the table, with 95 % confidence intervals, is printed.
+A run writes to ``runs/<name>__s<seed>__<time>/``: ``config.yaml``, the trainer's logs (TensorBoard
+events: ``charts/``, ``train/``, ``eval/``, ``perf/`` — where the time went), ``checkpoints/step_N/``
+and ``final/`` (``policy.*`` for ``load_bot(path)``, ``trainer.*`` for ``--resume``, ``config.yaml``),
+``learning_curve.png`` and ``evaluation.md`` / ``.json``. Nothing is pickled. This file is the story
+of a run; its machinery is the ``training`` package.
 """
 
 from __future__ import annotations
 
-import argparse
+import os
 import random
 import sys
 import time
+import warnings
 from collections.abc import Sequence
-from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -39,70 +42,38 @@ import torch
 import yaml
 
 from agents.ppo.checkpoint import load_policy
-from training import rllib
-from training.batched.run import train_batched
 from training.checkpoints import check_resume, read_trainer_state, run_dir_of
-from training.config import OPPONENT_KINDS, ConfigError, TrainConfig, load_config, load_config_data
+from training.cli import parse_args
+from training.config import ConfigError
 from training.curves import plot_learning_curve
 from training.evaluate import final_evaluation
-from training.sb3_trainer import train_sb3
+from training.trainers import TRAINERS, load_config
 
-
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description="Train a Sâm Lốc bot: masked PPO with self-play against a mix of frozen snapshots and the "
-        "baseline bots (trainer: batched, our PPO on the VectorEnv, or trainer: sb3, sb3-contrib's MaskablePPO), "
-        "then a duplicate evaluation against the baselines. Every config field is documented in "
-        "the TrainConfig docstring (training/config.py) and in the comments of configs/*.yaml; backend: rllib "
-        "configs run on Ray RLlib (docs/rllib.md).",
-        epilog="examples:\n"
-        "  python train.py                                   # configs/default.yaml: batched, 6M steps (README)\n"
-        "  python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5\n"
-        "  python train.py --set pi_layers=[128,128] --set learning_rate=1e-4\n"
-        "  python train.py --resume runs/RUN/checkpoints/step_000100000 --set total_timesteps=400000\n\n"
-        f"config fields: {', '.join(f.name for f in fields(TrainConfig))}; "
-        f"opponents.{{{','.join(OPPONENT_KINDS)}}}; rules.<any RuleConfig option>",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--config", type=Path, help="YAML training config (default: configs/default.yaml; not with --resume)"
-    )
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config field, the value parsed as YAML; dotted keys reach nested fields "
-        "(opponents.heuristic=0.5, rules.bao1=forced); repeatable",
-    )
-    parser.add_argument(
-        "--resume",
-        type=Path,
-        metavar="CHECKPOINT_DIR",
-        help="continue a run from checkpoints/step_N or final/ (its config.yaml, step count, learning-rate schedule, "
-        "optimizer state, self-play pool and RNG states); --set may change e.g. total_timesteps",
-    )
-    parser.add_argument("--address", metavar="ADDR", help="backend: rllib: the Ray cluster to join (docs/rllib.md)")
-    args = parser.parse_args(argv)
-    if args.resume is not None and args.config is not None:
-        parser.error("--resume reads the config saved in the checkpoint; change fields with --set instead of --config")
-    return args
+DEFAULT_CONFIG = Path(__file__).parent / "configs" / "default.yaml"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # 1. The config: a file (or the checkpoint's, to resume) and --set overrides, validated as a whole.
+    # 1. The config: a file (or the checkpoint's, to resume) and --set overrides, validated as a whole;
+    #    its trainer: key picks the trainer. A deprecated key is the user's to fix, so its warning shows.
     args = parse_args(argv)
     try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default", DeprecationWarning)
+            if args.resume is not None:
+                config = load_config(args.resume / "config.yaml", args.overrides, saved=True)
+            else:
+                config = load_config(args.config or DEFAULT_CONFIG, args.overrides)
+        trainer = TRAINERS[config.trainer]
         if args.resume is not None:
-            config = load_config(args.resume / "config.yaml", args.overrides, args.address)
-            trainer = read_trainer_state(args.resume)
-            check_resume(args.resume, trainer, config)
-        else:
-            path, trainer = args.config or Path(__file__).parent / "configs" / "default.yaml", None
-            if (data := load_config_data(path, args.overrides)).get("backend") == "rllib":  # on Ray RLlib
-                return rllib.run(data, args.address)
-            config = load_config(path, args.overrides, args.address)
+            if not trainer.resumes:
+                raise ConfigError(
+                    f"trainer: {config.trainer} runs cannot be resumed yet; start a new run with --config"
+                )
+            check_resume(args.resume, read_trainer_state(args.resume), config)
+        if args.address is not None:
+            if config.trainer != "rllib":
+                raise ConfigError("--address is for configs with trainer: rllib (a Ray cluster)")
+            os.environ["RAY_ADDRESS"] = args.address  # what Ray joins (docs/rllib.md)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -116,27 +87,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.torch_threads)
 
-    # 2-5. Train: our batched PPO on VectorEnv, or sb3-contrib's MaskablePPO on one learner seat per table.
+    # 2-5. Train: environments, model, learning with self-play, checkpoints — the trainer's own loop.
     try:
-        if config.trainer == "batched":
-            final, steps, train_seconds = train_batched(config, run_dir, run_name, args.resume, trainer)
-        else:
-            final, steps, train_seconds = train_sb3(config, run_dir, run_name, args.resume, trainer)
+        result = trainer.train(config, run_dir, args.resume)
     except ConfigError as err:
-        print(f"error: cannot resume: {err!s}", file=sys.stderr)
+        print(f"error: {err}", file=sys.stderr)
         return 2
 
-    # 6. The learning curve.
-    print(f"trained {steps:,} steps in {train_seconds / 60:.1f} min; final policy: {final}")
-    plot_learning_curve(run_dir, run_dir / "learning_curve.png", f"{run_name}: {steps:,} steps")
+    # 6. The learning curve, from the run's TensorBoard events (an rllib run logs progress.jsonl instead).
+    print(f"trained {result.steps:,} steps in {result.seconds / 60:.1f} min; final policy: {result.policy}")
+    curve = run_dir / "learning_curve.png"
+    if not plot_learning_curve(run_dir, curve, f"{run_name}: {result.steps:,} steps"):
+        curve = None
 
     # 7. Evaluate the final policy in duplicate against every baseline.
     if config.final_eval_deals and config.final_eval_opponents:
-        report = {"run": run_name, "steps": int(steps), "train_seconds": round(train_seconds, 1)}
-        label = f"ppo[{config.name}]"
+        report = {"run": run_name, "steps": int(result.steps), "train_seconds": round(result.seconds, 1)}
         opponents, deals = config.final_eval_opponents, config.final_eval_deals
-        final_evaluation(load_policy(final), label, opponents, deals, config.eval_seed, run_dir, report)
-    print(f"\nlearning curve: {run_dir / 'learning_curve.png'}")
+        final_evaluation(
+            load_policy(result.policy), config.policy_label, opponents, deals, config.eval_seed, run_dir, report
+        )
+    if curve is not None:
+        print(f"\nlearning curve: {curve}")
     return 0
 
 

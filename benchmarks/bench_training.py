@@ -10,7 +10,7 @@ any table is a learner step; the frozen snapshots' decisions are not counted (th
 Both paths run the config they are given (default: ``configs/sb3.yaml`` and ``configs/default.yaml``)
 with evaluations and checkpoints off, after a warm-up (numba's cached compile, the first rollout):
 
-* SB3: sb3-contrib's MaskablePPO on ``training.opponents.make_vec_env`` (what ``train.py`` builds),
+* SB3: sb3-contrib's MaskablePPO on ``training.sb3.opponents.make_vec_env`` (what ``train.py`` builds),
   time split into rollout (environments, opponents and SB3's forward pass) and update;
 * SB3 on the VectorEnv: sb3-contrib's MaskablePPO on ``sam_env.vector.sb3_adapter.Sb3VecEnv`` (one
   learner seat per table, the other seats a frozen copy of the learner in one batched forward pass),
@@ -37,10 +37,13 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.ppo.sb3 import policy_kwargs
+from training.batched.config import BatchedConfig
 from training.batched.trainer import BatchedTrainer
-from training.checkpoints import snapshot_of
-from training.config import TrainConfig, load_config
-from training.opponents import make_vec_env
+from training.config import MaskedPPOConfig
+from training.sb3.checkpoints import snapshot_of
+from training.sb3.config import SB3Config
+from training.sb3.opponents import make_vec_env
+from training.trainers import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -70,7 +73,7 @@ class _Clock(BaseCallback):
         self.seconds["update"] += time.perf_counter() - self._mark
 
 
-def bench_sb3(config: TrainConfig, steps: int) -> dict[str, object]:
+def bench_sb3(config: SB3Config, steps: int) -> dict[str, object]:
     vec_env = make_vec_env(config, 0)
     hyper = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef")
     model = MaskablePPO(
@@ -99,7 +102,7 @@ def _timed_learn(model: MaskablePPO, warm_up: int, steps: int) -> dict[str, obje
     return {"learner_steps": done, "decisions": None, "wall": wall, "cpu": cpu, "split": clock.seconds}
 
 
-def bench_sb3_vector(config: TrainConfig, steps: int) -> dict[str, object]:
+def bench_sb3_vector(config: BatchedConfig, steps: int) -> dict[str, object]:
     """sb3-contrib MaskablePPO on the VectorEnv's SB3 adapter: one learner seat per table, the other
     seats one batched forward pass of a frozen copy of the learner; the batched default's network,
     epochs, minibatch and rollout size, so the difference is the trainer."""
@@ -134,7 +137,7 @@ def bench_sb3_vector(config: TrainConfig, steps: int) -> dict[str, object]:
     return _timed_learn(model, config.n_steps * config.num_tables, steps)
 
 
-def bench_batched(config: TrainConfig, rollouts: int) -> dict[str, object]:
+def bench_batched(config: BatchedConfig, rollouts: int) -> dict[str, object]:
     trainer = BatchedTrainer(config)
     trainer.learn(1, progress_bar=False)  # warm-up: the compiled engine's cache, one rollout and update
     trainer.seconds = dict.fromkeys(trainer.seconds, 0.0)
@@ -155,7 +158,7 @@ def bench_batched(config: TrainConfig, rollouts: int) -> dict[str, object]:
     }
 
 
-def describe(name: str, config: TrainConfig, r: dict[str, object]) -> str:
+def describe(name: str, config: MaskedPPOConfig, r: dict[str, object]) -> str:
     steps = r["learner_steps"]
     split = r["split"]
     total = sum(split.values())

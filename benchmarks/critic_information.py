@@ -24,7 +24,7 @@ from tqdm import tqdm
 from training.batched.network import mlp_head
 from training.batched.ppo import advantages
 from training.batched.trainer import BatchedTrainer
-from training.config import load_config
+from training.trainers import load_config
 
 
 def returns_dataset(bot: str, rollouts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,9 +1,29 @@
-"""The trainer's machinery behind ``train.py`` (which reads as the story of a run).
+"""The trainers behind ``train.py`` (which reads as the story of a run), one folder each.
 
-* :mod:`.config` — :class:`~.config.TrainConfig`, validated, read from YAML with ``--set`` overrides;
-* :mod:`.opponents` — the learner's tables, opponents drawn per hand from bots and self-play snapshots;
-* :mod:`.checkpoints` — policy and trainer state on disk, and ``--resume``;
-* :mod:`.schedule` — the callback: snapshots, evaluations, checkpoints, logs, progress bar;
+A config's ``trainer:`` key picks one (:mod:`.trainers`); each folder holds its config class and
+``train(config, run_dir, resume) -> TrainResult``, so a new trainer is a new folder and a line in
+:data:`.trainers.TRAINERS`.
+
+* :mod:`.batched` — the default: masked PPO on :class:`sam_env.VectorEnv`, written out here.
+  **The loss** (clipped surrogate, value loss, entropy, advantages along each seat's trajectory) is
+  :mod:`.batched.ppo`; **the rollouts** are :mod:`.batched.rollout`; **the opponents** are drawn per
+  hand and seat by its ``Seating`` (snapshots, fixed networks, the compiled heuristic, the random
+  player), evaluated in batch;
+* :mod:`.sb3` — sb3-contrib's MaskablePPO (SB3's loss and rollouts); its opponents are
+  :mod:`.sb3.opponents` (Python bots and snapshots behind :class:`sam_env.SingleAgentEnv`);
+* :mod:`.rllib` — multi-agent PPO on Ray RLlib (RLlib's loss and rollouts); its opponents are
+  :mod:`.rllib.selfplay` (frozen snapshots in every other seat).
+
+Shared by the trainers:
+
+* :mod:`.config` — the fields every trainer reads (:class:`~.config.RunConfig`), those of the two
+  self-play PPO trainers (:class:`~.config.MaskedPPOConfig`), ``--set`` overrides, the result;
+* :mod:`.trainers` — the trainers by name, and configs read from YAML into the right class;
+* :mod:`.cli` — ``train.py``'s command line;
+* :mod:`.schedule` — when snapshots, evaluations and checkpoints are due;
+* :mod:`.checkpoints` — finding and checking a checkpoint before ``--resume``;
 * :mod:`.evaluate` — duplicate evaluations during and after training;
-* :mod:`.curves` — the learning-curve figure from the TensorBoard events.
+* :mod:`.curves` — the learning-curve figures from the TensorBoard events;
+* :mod:`.widen` — a narrower network widened, playing as before (``init_from``);
+* :mod:`.exploit` — ``sam-exploit``: a best response to a network bot, trained batched.
 """

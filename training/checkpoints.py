@@ -1,76 +1,24 @@
-"""Checkpoints of a run: the policy (safetensors + JSON metadata) and the trainer state for ``--resume``.
+"""Checkpoints of a run, shared by the trainers that resume: finding and checking one before ``--resume``.
 
 A checkpoint folder (``checkpoints/step_N/`` or ``final/``) holds ``policy.*`` (what bots load),
-``trainer.*`` (optimizer moments, self-play pool and RNG states) and the run's ``config.yaml``.
-Nothing is pickled: tensors are safetensors, everything else JSON or YAML.
+``trainer.*`` (optimizer moments, self-play pool and RNG states: ``trainer.json`` says which trainer
+wrote it, ``sb3`` when it does not) and the run's ``config.yaml``. Each trainer writes and restores
+its own (``training/sb3/checkpoints.py``, ``training/batched/state.py``). Nothing is pickled:
+tensors are safetensors, everything else JSON or YAML.
 """
 
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
-import yaml
 from safetensors import SafetensorError, safe_open
-from safetensors.torch import load_file, save_file
-from sb3_contrib import MaskablePPO
 
-from agents.ppo.checkpoint import (
-    CheckpointError,
-    PolicyCheckpoint,
-    load_policy,
-    policy_metadata,
-    save_policy,
-    save_weights,
-)
+from agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint, load_policy
 
-from .config import ConfigError, TrainConfig
-
-
-def policy_tensors(model: MaskablePPO) -> dict[str, np.ndarray]:
-    """The policy's state dict as float32 numpy arrays (detached copies)."""
-    return {k: v.detach().cpu().numpy().astype(np.float32, copy=True) for k, v in model.policy.state_dict().items()}
-
-
-def snapshot_of(model: MaskablePPO, config: TrainConfig, step: int) -> PolicyCheckpoint:
-    meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), num_timesteps=step)
-    return PolicyCheckpoint.in_memory(policy_tensors(model), meta, f"snapshot at step {step}")
-
-
-def save_checkpoint(
-    folder: Path, model: MaskablePPO, config: TrainConfig, run_name: str, pool: list[tuple[int, PolicyCheckpoint]]
-) -> Path:
-    """Write policy, trainer state and config into ``folder``; return the policy's JSON path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    step = int(model.num_timesteps)
-    meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), run_name=run_name, num_timesteps=step)
-    policy_json = save_policy(folder / "policy", policy_tensors(model), meta)
-    optimizer = model.policy.optimizer.state_dict()
-    _, mt_key, mt_pos, mt_has_gauss, mt_gauss = np.random.get_state()
-    tensors = {"rng.torch": torch.get_rng_state(), "rng.numpy": torch.from_numpy(mt_key.copy())}
-    for index, state in optimizer["state"].items():
-        for key, value in state.items():
-            tensors[f"optimizer.{index}.{key}"] = value.detach().clone()
-    for i, (_, snap) in enumerate(pool):
-        for key, value in snap.tensors.items():
-            tensors[f"pool.{i}.{key}"] = torch.from_numpy(value.copy())
-    save_weights(tensors, folder / "trainer.safetensors", save_file)
-    trainer = {
-        "num_timesteps": step,
-        "n_updates": int(model._n_updates),
-        "optimizer_param_groups": optimizer["param_groups"],
-        "pool_steps": [s for s, _ in pool],
-        "rng": {"python": random.getstate(), "numpy": [int(mt_pos), int(mt_has_gauss), float(mt_gauss)]},
-        "run_name": run_name,
-    }
-    (folder / "trainer.json").write_text(json.dumps(trainer) + "\n", encoding="utf-8")
-    (folder / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False), encoding="utf-8")
-    return policy_json
+from .config import ConfigError, RunConfig
 
 
 def read_trainer_state(folder: Path) -> dict[str, Any]:
@@ -86,14 +34,20 @@ def read_trainer_state(folder: Path) -> dict[str, Any]:
     return trainer
 
 
-def check_resume(folder: Path, trainer: Mapping[str, Any], config: TrainConfig) -> None:
+def check_resume(folder: Path, trainer: Mapping[str, Any], config: RunConfig) -> None:
     """Refuse a resume that cannot or should not run, before anything is written.
 
     Resuming writes into the checkpoint's run (``final/``, ``config.yaml``, TensorBoard events), so
-    everything :func:`restore_trainer` needs is checked first: steps left to train (a total at or
-    below the steps already done would only overwrite the run's results with a copy), a policy that
-    loads and has the config's network and table, and a readable ``trainer.safetensors``.
+    everything the trainer's restore needs is checked first: the trainer that wrote it, steps left
+    to train (a total at or below the steps already done would only overwrite the run's results
+    with a copy), a policy that loads and has the config's network and table, and a readable
+    ``trainer.safetensors``.
     """
+    written = trainer.get("trainer", "sb3")
+    if written != config.trainer:
+        raise ConfigError(
+            f"{folder}: written by the {written!r} trainer, but its config says trainer: {config.trainer}"
+        )
     done = int(trainer["num_timesteps"])
     if config.total_timesteps <= done:
         raise ConfigError(
@@ -102,7 +56,7 @@ def check_resume(folder: Path, trainer: Mapping[str, Any], config: TrainConfig) 
             f"--set total_timesteps={2 * done}, or start a new run with --config"
         )
     try:
-        _checked_policy(folder, config)
+        checked_policy(folder, config)
         with safe_open(str(folder / "trainer.safetensors"), framework="pt") as trainer_tensors:
             trainer_tensors.keys()
     except CheckpointError as err:
@@ -114,7 +68,7 @@ def check_resume(folder: Path, trainer: Mapping[str, Any], config: TrainConfig) 
         ) from None
 
 
-def _checked_policy(folder: Path, config: TrainConfig) -> PolicyCheckpoint:
+def checked_policy(folder: Path, config: RunConfig) -> PolicyCheckpoint:
     """The checkpoint's policy, refused unless it has the config's network (and table)."""
     policy = load_policy(folder / "policy", n_players=config.rule_config.n_players)
     if policy.arch != config.arch:
@@ -126,40 +80,3 @@ def run_dir_of(checkpoint: Path) -> Path:
     """The run folder a checkpoint belongs to: ``<run>/checkpoints/step_N`` or ``<run>/final``."""
     folder = checkpoint.resolve()
     return folder.parent.parent if folder.parent.name == "checkpoints" else folder.parent
-
-
-def restore_trainer(
-    folder: Path, trainer: Mapping[str, Any], model: MaskablePPO, config: TrainConfig
-) -> list[tuple[int, PolicyCheckpoint]]:
-    """Load policy, optimizer, step count and RNG states into ``model``; return the self-play pool.
-
-    ``trainer`` is the folder's ``trainer.json`` (:func:`read_trainer_state`).
-    """
-    policy = _checked_policy(folder, config)
-    try:
-        tensors = load_file(str(folder / "trainer.safetensors"))
-    except (OSError, SafetensorError) as err:
-        raise ConfigError(
-            f"{folder}: cannot read the trainer state (trainer.json + trainer.safetensors) to resume: {err}"
-        ) from None
-    model.policy.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in policy.tensors.items()})
-    state: dict[int, dict[str, torch.Tensor]] = {}
-    for key, value in tensors.items():
-        if key.startswith("optimizer."):
-            _, index, name = key.split(".", 2)
-            state.setdefault(int(index), {})[name] = value
-    model.policy.optimizer.load_state_dict({"state": state, "param_groups": trainer["optimizer_param_groups"]})
-    model.num_timesteps = int(trainer["num_timesteps"])
-    model._n_updates = int(trainer["n_updates"])
-    torch.set_rng_state(tensors["rng.torch"])
-    pos, has_gauss, gauss = trainer["rng"]["numpy"]
-    np.random.set_state(("MT19937", tensors["rng.numpy"].numpy(), pos, has_gauss, gauss))
-    version, internal, gauss_next = trainer["rng"]["python"]
-    random.setstate((version, tuple(internal), gauss_next))
-    pool = []
-    for i, step in enumerate(trainer["pool_steps"]):
-        prefix = f"pool.{i}."
-        snap = {k[len(prefix) :]: v.numpy() for k, v in tensors.items() if k.startswith(prefix)}
-        meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), num_timesteps=step)
-        pool.append((step, PolicyCheckpoint.in_memory(snap, meta, f"{folder} pool snapshot {i}")))
-    return pool

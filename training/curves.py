@@ -7,8 +7,11 @@ from pathlib import Path
 import numpy as np
 
 
-def plot_learning_curve(run_dir: Path, out: Path, title: str) -> None:
-    """Evaluation against the heuristic (with its CI), training money per hand, entropy and value loss."""
+def plot_learning_curve(run_dir: Path, out: Path, title: str) -> bool:
+    """Evaluation against the heuristic (with its CI), training money per hand, entropy and value loss.
+
+    Returns whether it drew the figure: a run without TensorBoard events (``trainer: rllib``) has none.
+    """
     import matplotlib  # imported here: only the end of a run needs a plotting backend
 
     matplotlib.use("Agg")
@@ -18,6 +21,8 @@ def plot_learning_curve(run_dir: Path, out: Path, title: str) -> None:
     events = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     events.Reload()
     tags = set(events.Tags()["scalars"])
+    if not tags:
+        return False
 
     def series(tag: str) -> tuple[np.ndarray, np.ndarray]:
         if tag not in tags:
@@ -65,6 +70,7 @@ def plot_learning_curve(run_dir: Path, out: Path, title: str) -> None:
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)
+    return True
 
 
 def evaluation_series(run_dir: Path) -> dict[str, dict[str, np.ndarray]]:

@@ -22,9 +22,10 @@ from training.batched.ppo import advantages
 from training.batched.rollout import RolloutBuffer, SeatTrajectories
 from training.batched.state import restore_batched, save_batched_checkpoint
 from training.batched.trainer import BatchedTrainer
-from training.config import ConfigError, config_from_dict, load_config
+from training.config import ConfigError
 from training.curves import evaluation_series, plot_bot_curves
 from training.exploit import main as exploit_main
+from training.trainers import config_from_dict, load_config
 
 # tests/scenarios/chops.yaml, chop_single_two_with_quad: seat 0 leads its 2S, seat 1 chops it with
 # quad 5 (seat 0 pays 4X at once), everyone passes, seat 1 goes out: net [-13, +33, -10, -10].
@@ -173,7 +174,7 @@ def test_an_oracle_run_saves_its_critic_and_resumes_only_with_it(tmp_path: Path)
 def test_a_bad_critic_is_refused_naming_the_choices() -> None:
     with pytest.raises(ConfigError, match=r"critic.*'seer'.*one of \['observation', 'oracle'\]"):
         config_from_dict({"trainer": "batched", "critic": "seer"})
-    with pytest.raises(ConfigError, match=r"critic.*'oracle'.*with trainer: sb3"):
+    with pytest.raises(ConfigError, match=r"with trainer: sb3: critic \(batched\)"):
         config_from_dict({"trainer": "sb3", "critic": "oracle"})
 
 
@@ -225,7 +226,7 @@ def test_resume_restores_the_learner_pool_and_step_count(smoke: tuple[Path, str]
     resumed = json.loads((run / "final" / "trainer.json").read_text())
     assert resumed["num_timesteps"] >= start + 1500
     assert resumed["n_updates"] > saved["n_updates"]
-    config = load_config(checkpoint / "config.yaml")
+    config = load_config(checkpoint / "config.yaml", saved=True)
     trainer = BatchedTrainer(config, start_step=start)
     restore_batched(checkpoint, saved, trainer)
     before = load_policy(checkpoint / "policy.json").tensors

@@ -1,26 +1,92 @@
-"""The training config: every shipped file loads, overrides apply, bad values are refused by name."""
+"""The training configs: every shipped file loads into its trainer's class, overrides apply, bad values
+are refused by name, and configs of earlier releases still load."""
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
+from training.batched.config import BatchedConfig
 from training.checkpoints import run_dir_of
-from training.config import ConfigError, config_from_dict, load_config
+from training.config import ConfigError, MaskedPPOConfig, RunConfig
+from training.rllib.config import RLlibConfig
+from training.sb3.config import SB3Config
+from training.trainers import TRAINERS, config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
-# Configs of the SB3 path; those with `backend: rllib` are checked in test_rllib_config.py.
-CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "backend: rllib" not in p.read_text())
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
-def test_every_config_in_configs_loads(path: Path) -> None:
+def test_every_config_in_configs_loads_into_its_trainers_class(path: Path) -> None:
     config = load_config(path)
     assert config.name == path.stem
+    assert isinstance(config, TRAINERS[yaml.safe_load(path.read_text())["trainer"]].config)
     assert config_from_dict(config.to_dict()) == config
+
+
+def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
+    assert {name: t.config for name, t in TRAINERS.items()} == {
+        "batched": BatchedConfig,
+        "sb3": SB3Config,
+        "rllib": RLlibConfig,
+    }
+    shared = {f.name for f in dataclasses.fields(RunConfig)}
+    for name, trainer in TRAINERS.items():
+        assert issubclass(trainer.config, RunConfig) and trainer.config.trainer_name() == name
+        assert shared <= {f.name for f in dataclasses.fields(trainer.config)}
+    assert issubclass(BatchedConfig, MaskedPPOConfig) and issubclass(SB3Config, MaskedPPOConfig)
+    assert "n_envs" not in {f.name for f in dataclasses.fields(BatchedConfig)}
+    assert "num_tables" not in {f.name for f in dataclasses.fields(SB3Config)}
+
+
+def test_the_default_trainer_is_batched() -> None:
+    assert isinstance(config_from_dict({}), BatchedConfig)
+    assert config_from_dict({}).trainer == "batched"
+
+
+def test_a_field_of_another_trainer_is_refused_naming_that_trainer() -> None:
+    with pytest.raises(ConfigError, match=r"of another trainer with trainer: sb3: critic \(batched\)"):
+        config_from_dict({"trainer": "sb3", "critic": "oracle"})
+    with pytest.raises(ConfigError, match=r"with trainer: batched: n_envs \(sb3\), vec_env \(sb3\)"):
+        config_from_dict({"n_envs": 4, "vec_env": "dummy"})
+    with pytest.raises(ConfigError, match=r"trainer = 'ppo' is not allowed; expected one of \['batched', 'sb3'"):
+        config_from_dict({"trainer": "ppo"})
+    with pytest.raises(ConfigError, match=r"trainer = 'sb3' is not allowed; expected 'batched'"):
+        BatchedConfig(trainer="sb3")
+
+
+def test_the_backend_key_of_earlier_releases_reads_as_trainer_with_a_warning() -> None:
+    data = yaml.safe_load((ROOT / "configs" / "rllib_smoke.yaml").read_text())
+    old = {"backend": "rllib", **{k: v for k, v in data.items() if k != "trainer"}}
+    with pytest.warns(DeprecationWarning, match=r"'backend: rllib' is deprecated .* use 'trainer: rllib'"):
+        config = config_from_dict(old)
+    assert config == load_config(ROOT / "configs" / "rllib_smoke.yaml")
+    with (
+        pytest.warns(DeprecationWarning, match="backend"),
+        pytest.raises(ConfigError, match="backend: rllib and trainer: sb3 disagree"),
+    ):
+        config_from_dict({**old, "trainer": "sb3"})
+
+
+def test_a_saved_config_of_an_earlier_release_resumes_as_the_trainer_it_ran() -> None:
+    """Before 0.2.0 one class served both masked-PPO trainers: saved configs hold the other's fields
+    (without effect on the run), and the oldest ones no trainer key (they ran sb3)."""
+    sb3 = load_config(ROOT / "configs" / "smoke.yaml")
+    batched_only = {"num_tables": 512, "learner_share": 1.0, "device": "cpu", "critic": "observation"}
+    batched_only |= {"fixed_opponents": [], "init_from": None, "eval_opponents": ["heuristic"]}
+    old = {k: v for k, v in sb3.to_dict().items() if k != "trainer"} | batched_only
+    assert config_from_dict(old, saved=True) == sb3
+    with pytest.raises(ConfigError, match="of another trainer"):
+        config_from_dict(old)
+    batched = load_config(ROOT / "configs" / "batched_smoke.yaml")
+    old = batched.to_dict() | {"n_envs": 8, "vec_env": "dummy"}
+    assert config_from_dict(old, saved=True) == batched
 
 
 def test_overrides_reach_plain_and_nested_fields() -> None:
@@ -54,10 +120,13 @@ def test_yaml_exponent_floats_are_numbers() -> None:
         ({"learning_rate": -1}, "learning_rate = -1 is not allowed; expected a number > 0"),
         ({"learning_rate": "fast"}, "learning_rate = 'fast' is not allowed; expected a number > 0"),
         ({"gamma": 1.5}, "gamma = 1.5 is not allowed; expected a number in (0, 1]"),
-        ({"vec_env": "ray"}, "vec_env = 'ray' is not allowed; expected 'dummy' or 'subproc'"),
+        ({"trainer": "sb3", "vec_env": "ray"}, "vec_env = 'ray' is not allowed; expected 'dummy' or 'subproc'"),
         ({"activation": "gelu"}, "activation = 'gelu' is not allowed; expected one of ['tanh', 'relu']"),
         ({"pi_layers": []}, "pi_layers = [] is not allowed; expected a non-empty list"),
-        ({"n_envs": 3, "n_steps": 10, "batch_size": 16}, "batch_size = 16 is not allowed; expected a divisor of"),
+        (
+            {"trainer": "sb3", "n_envs": 3, "n_steps": 10, "batch_size": 16},
+            "batch_size = 16 is not allowed; expected a divisor of",
+        ),
         ({"opponents": {"self_play": -1}}, "opponents.self_play = -1 is not allowed; expected a weight >= 0"),
         (
             {"opponents": {"self_play": 0, "random": 0, "greedy": 0, "heuristic": 0}},
@@ -113,7 +182,19 @@ def test_a_run_folder_is_found_from_a_step_checkpoint_or_the_final_one(tmp_path:
     assert run_dir_of(run / "final") == run.resolve()
 
 
-def test_an_rllib_config_is_named_as_such_where_an_sb3_config_is_read() -> None:
-    """``--resume`` of an RLlib run reads its config.yaml as an SB3 config: say so, not 'unknown fields'."""
-    with pytest.raises(ConfigError, match=r"is a backend: rllib config; run it with train.py --config"):
-        load_config(ROOT / "configs" / "rllib_smoke.yaml")
+def test_resuming_an_rllib_run_is_refused_saying_so(tmp_path: Path) -> None:
+    folder = tmp_path / "run" / "final"
+    folder.mkdir(parents=True)
+    (folder / "config.yaml").write_text((ROOT / "configs" / "rllib_smoke.yaml").read_text(encoding="utf-8"))
+    command = [sys.executable, str(ROOT / "train.py"), "--resume", str(folder)]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert out.returncode == 2
+    assert "error: trainer: rllib runs cannot be resumed yet" in out.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["config.yaml", "final", "run"]
+
+
+def test_address_is_refused_for_a_trainer_without_ray() -> None:
+    command = [sys.executable, "train.py", "--config", "configs/smoke.yaml", "--address", "auto"]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 2
+    assert "--address is for configs with trainer: rllib" in out.stderr

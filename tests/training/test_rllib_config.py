@@ -1,4 +1,4 @@
-"""The RLlib configs load and validate without Ray (``training.rllib.config`` imports no Ray)."""
+"""The RLlib configs load and validate without Ray (``training.trainers`` imports no Ray)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import yaml
 from policy_files import ROOT
 
 from training.config import ConfigError
-from training.rllib.config import config_from_dict
+from training.rllib.config import RLlibConfig
 
-RLLIB_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "backend: rllib" in p.read_text())
+RLLIB_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "trainer: rllib" in p.read_text())
 
 
 def test_there_are_a_smoke_and_a_real_config() -> None:
@@ -22,9 +22,9 @@ def test_there_are_a_smoke_and_a_real_config() -> None:
 
 @pytest.mark.parametrize("path", RLLIB_CONFIGS, ids=[p.stem for p in RLLIB_CONFIGS])
 def test_every_rllib_config_loads_and_round_trips(path: Path) -> None:
-    config = config_from_dict(yaml.safe_load(path.read_text()))
+    config = RLlibConfig.from_dict(yaml.safe_load(path.read_text()))
     assert config.name == path.stem
-    assert config_from_dict(config.to_dict()) == config
+    assert RLlibConfig.from_dict(config.to_dict()) == config
 
 
 @pytest.mark.parametrize(
@@ -34,28 +34,21 @@ def test_every_rllib_config_loads_and_round_trips(path: Path) -> None:
         ({"lr": "fast"}, "lr = 'fast' is not allowed; expected a number > 0"),
         ({"pi_layers": []}, "pi_layers = [] is not allowed; expected a non-empty list"),
         ({"rules": {"n_players": 9}}, "rules: "),
-        ({"n_envs": 8}, "unknown config field(s) ['n_envs'] for backend rllib; allowed: backend, name"),
-        ({"backend": "sb3"}, "backend = 'sb3' is not allowed; expected 'rllib'"),
+        ({"n_envs": 8}, "unknown config field(s) ['n_envs']; allowed: trainer, name"),
+        ({"trainer": "sb3"}, "trainer = 'sb3' is not allowed; expected 'rllib'"),
     ],
 )
 def test_bad_fields_are_refused_with_their_name(data: dict, message: str) -> None:
     with pytest.raises(ConfigError) as err:
-        config_from_dict(data)
+        RLlibConfig.from_dict(data)
     assert message in str(err.value)
 
 
-def test_the_config_module_imports_no_ray() -> None:
-    code = "import sys, training.rllib.config; print('ray' in sys.modules)"
+def test_reading_configs_imports_no_ray() -> None:
+    code = "import sys, training.trainers; print('ray' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_floats_written_like_3e_4_are_numbers() -> None:
-    assert config_from_dict({"lr": "3e-4"}).lr == 3e-4
-
-
-def test_address_is_refused_for_the_sb3_backend() -> None:
-    command = [sys.executable, "train.py", "--config", "configs/smoke.yaml", "--address", "auto"]
-    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert out.returncode == 2
-    assert "--address is for configs with backend: rllib" in out.stderr
+    assert RLlibConfig.from_dict({"lr": "3e-4"}).lr == 3e-4

@@ -1,4 +1,4 @@
-"""``train.py`` with ``backend: rllib`` end to end in a subprocess: a local Ray, one env runner, export, a match."""
+"""``train.py`` with ``trainer: rllib`` end to end in a subprocess: a local Ray, one env runner, export, a match."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_the_exported_policy_loads_and_plays_50_hands_without_an_illegal_move(ru
     run_dir, _ = run
     path = run_dir / "final" / "policy.json"
     checkpoint = load_policy(path)
-    assert checkpoint.metadata["training"]["backend"] == "rllib"
+    assert checkpoint.metadata["training"]["trainer"] == "rllib"
     assert checkpoint.metadata["num_timesteps"] >= 300
     bots = [load_bot(str(path), seed=seat) for seat in range(4)]
     env = sam_env.env()  # the engine raises IllegalMoveError on any illegal move

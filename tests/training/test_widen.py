@@ -14,7 +14,8 @@ from agents.ppo.checkpoint import PolicyArch, load_policy
 from sam_env import VectorEnv
 from training.batched.network import ActorCritic
 from training.batched.trainer import BatchedTrainer
-from training.config import ConfigError, load_config
+from training.config import ConfigError
+from training.trainers import load_config
 from training.widen import can_widen, widen
 
 

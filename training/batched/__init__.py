@@ -1,9 +1,15 @@
-"""Masked PPO at batch speed on :class:`sam_env.VectorEnv` (``trainer: batched`` in a config): the
+"""Masked PPO at batch speed on :class:`sam_env.VectorEnv` (``trainer: batched``, the default): the
 learner's seats against snapshots of itself, fixed networks and compiled rule bots.
 
-* :mod:`.network` — the actor-critic, with SB3's tensor names (so checkpoints load everywhere);
-* :mod:`.rollout` — seats drawn per hand, batched inference, money credited to each seat's trajectory;
-* :mod:`.ppo` — advantages along each seat's trajectory and the masked PPO update;
+* :mod:`.config` — :class:`~.config.BatchedConfig`, the fields this trainer reads;
+* :mod:`.run` — :func:`train`, the entry point ``train.py`` calls;
 * :mod:`.trainer` — the loop: snapshots, evaluations, checkpoints, logs;
-* :mod:`.state` — checkpoints and ``--resume``; :mod:`.run` — what ``train.py`` calls.
+* :mod:`.rollout` — seats drawn per hand, batched inference, money credited to each seat's trajectory;
+* :mod:`.ppo` — advantages along each seat's trajectory and the masked PPO update (the loss);
+* :mod:`.network` — the actor-critic (:mod:`agents.ppo.network`'s) and the oracle critic;
+* :mod:`.state` — checkpoints and ``--resume``.
 """
+
+from .run import train
+
+__all__ = ["train"]

@@ -1,21 +1,21 @@
-"""A batched run from ``train.py``: build the trainer (or restore it), learn, save the final policy."""
+"""A batched run: build the trainer (or restore it from a checkpoint), learn, save the final policy."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from ..config import TrainConfig
+from ..checkpoints import read_trainer_state
+from ..config import TrainResult
+from .config import BatchedConfig
 from .state import restore_batched, save_batched_checkpoint
 from .trainer import BatchedTrainer, tensorboard_logger
 
 
-def train_batched(
-    config: TrainConfig, run_dir: Path, run_name: str, resume: Path | None, state: Mapping[str, Any] | None
-) -> tuple[Path, int, float]:
-    """Train ``config`` (``trainer: batched``) in ``run_dir``; return (final policy JSON, steps, seconds)."""
+def train(config: BatchedConfig, run_dir: Path, resume: Path | None) -> TrainResult:
+    """Train ``config`` in ``run_dir``, from scratch or from the checkpoint folder ``resume``."""
+    run_name = run_dir.name
+    state = None if resume is None else read_trainer_state(resume)
     start_step = 0 if state is None else int(state["num_timesteps"])
     trainer = BatchedTrainer(config, start_step, logger=tensorboard_logger(run_dir))
     if resume is not None and state is not None:
@@ -30,9 +30,9 @@ def train_batched(
     def checkpoint(step: int) -> None:
         save_batched_checkpoint(run_dir / "checkpoints" / f"step_{step:09d}", trainer, run_name)
 
-    trainer.learn(config.total_timesteps, on_checkpoint=checkpoint, label=f"ppo[{config.name}]")
+    trainer.learn(config.total_timesteps, on_checkpoint=checkpoint, label=config.policy_label)
     seconds = time.perf_counter() - started
     final = save_batched_checkpoint(run_dir / "final", trainer, run_name)
     split = ", ".join(f"{k} {v:.0f} s" for k, v in trainer.seconds.items())
     print(f"time split: {split}")
-    return final, trainer.num_timesteps, seconds
+    return TrainResult(final, trainer.num_timesteps, seconds)

@@ -1,4 +1,4 @@
-"""Checkpoints of a batched run: the same folder layout as the SB3 path's (``training.checkpoints``).
+"""Checkpoints of a batched run: the folder layout every trainer shares (:mod:`training.checkpoints`).
 
 ``policy.*`` is what bots load; ``trainer.safetensors`` holds the optimizer moments, the pool's
 weights and the oracle critic's (``critic: oracle``), ``trainer.json`` the step count, update

@@ -24,9 +24,11 @@ from agents.registry import load_bot
 from evaluation.stats import METRICS
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
-from ..config import ConfigError, TrainConfig
+from ..config import ConfigError
 from ..evaluate import evaluate
+from ..schedule import StepSchedule
 from ..widen import can_widen, widen
+from .config import BatchedConfig
 from .network import ActorCritic, FrozenActor, OracleCritic
 from .ppo import PPOSettings, update
 from .rollout import Collector, Seating
@@ -48,15 +50,11 @@ def network_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheckpoint:
     return bot.checkpoint
 
 
-def _next_due(step: int, every: int) -> int | float:
-    return (step // every + 1) * every if every else float("inf")
-
-
 class BatchedTrainer:
     """Learner, optimizer, tables and pool of one run.
 
     Args:
-        config: the run's config (``trainer: batched``).
+        config: the run's config.
         start_step: learner steps already trained (a resumed run); the tables' deals, the seat
             draws and the sampling are seeded from ``(seed, start_step)``.
         fixed_opponents: frozen networks that make up the whole pool for the run (a best response
@@ -66,7 +64,7 @@ class BatchedTrainer:
 
     def __init__(
         self,
-        config: TrainConfig,
+        config: BatchedConfig,
         start_step: int = 0,
         fixed_opponents: Sequence[PolicyCheckpoint] = (),
         logger: Logger | None = None,
@@ -171,30 +169,24 @@ class BatchedTrainer:
         label: str = "ppo",
         progress_bar: bool | None = None,
     ) -> None:
-        """Train until ``total_timesteps`` learner steps; ``on_checkpoint(step)`` writes a checkpoint when due."""
+        """Train until ``total_timesteps`` learner steps; ``on_checkpoint(step)`` writes a checkpoint when due
+        (:class:`training.schedule.StepSchedule`)."""
         c = self.config
         if self.self_play and not self.pool:
             self.add_to_pool(self.num_timesteps, self.snapshot())
-        next_snapshot = _next_due(self.num_timesteps, c.snapshot_every)
-        next_eval = _next_due(self.num_timesteps, c.eval_every) if self.num_timesteps else 0
-        if not c.eval_every:
-            next_eval = float("inf")
-        next_checkpoint = _next_due(self.num_timesteps, c.checkpoint_every)
+        schedule = StepSchedule(c, self.num_timesteps)
         started, start_step = time.perf_counter(), self.num_timesteps
         show = c.progress_bar if progress_bar is None else progress_bar
         bar = tqdm(total=total_timesteps, initial=self.num_timesteps, unit="step", disable=not show, dynamic_ncols=True)
         self.wall_start = started - self.history[-1]["wall_seconds"] if self.history else started
         while self.num_timesteps < total_timesteps:
             step = self.num_timesteps
-            if self.self_play and step >= next_snapshot:
+            if self.self_play and schedule.due("snapshot", step):
                 self.add_to_pool(step, self.snapshot())
-                next_snapshot = _next_due(step, c.snapshot_every)
-            if step >= next_eval:
+            if schedule.due("eval", step):
                 self.run_eval(label, bar)
-                next_eval = _next_due(step, c.eval_every)
-            if step >= next_checkpoint and on_checkpoint is not None:
+            if on_checkpoint is not None and schedule.due("checkpoint", step):
                 on_checkpoint(step)
-                next_checkpoint = _next_due(step, c.checkpoint_every)
             stats = self.collector.collect()
             for key, seconds in stats.seconds.items():
                 self.seconds[key] += seconds

@@ -1,24 +1,35 @@
-"""Multi-agent PPO on Ray RLlib's current API stack: every seat a policy, self-play against frozen snapshots.
+"""Multi-agent PPO on Ray RLlib's current API stack (``trainer: rllib``): every seat a module, self-play
+against frozen snapshots.
 
-Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); nothing else in the project imports this
-package, and importing it (or its :mod:`.config`) imports no Ray, so the SB3 path runs without Ray.
+Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); importing this package (or its
+:mod:`.config`) imports no Ray, so a config is checked, and every other trainer runs, without it.
+
+* :mod:`.config` — :class:`~.config.RLlibConfig`, the fields this trainer reads;
+* :mod:`.run` — the run on Ray (what :func:`train` calls): PPO built from the config, the loop, the export;
+* :mod:`.env` — the AEC environment as an RLlib ``MultiAgentEnv`` (the rollouts are RLlib's);
+* :mod:`.module` — the masked actor-critic RLModule (:mod:`agents.ppo.network`'s network);
+* :mod:`.selfplay` — the seat mapping and the pool of frozen snapshots (the opponents);
+* :mod:`.export` — the learner's weights in our checkpoint format.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Mapping
-from typing import Any
+from pathlib import Path
+
+from ..config import ConfigError, TrainResult
+from .config import RLlibConfig
 
 
-def run(data: Mapping[str, Any], address: str | None = None) -> int:
-    """Train the config ``data`` (``backend: rllib``, ``--set`` applied) on Ray; the process exit code.
+def train(config: RLlibConfig, run_dir: Path, resume: Path | None) -> TrainResult:
+    """Train ``config`` on Ray (:func:`.run.train`).
 
     Ray is imported here, so a missing extra is one line saying how to install it, not a traceback.
     """
     try:
-        from .runner import main
+        from .run import train as train_on_ray
     except ModuleNotFoundError as err:
-        print(f'error: backend: rllib needs Ray RLlib ({err}): pip install -e ".[rllib]"', file=sys.stderr)
-        return 2
-    return main(data, address=address)
+        raise ConfigError(f'trainer: rllib needs Ray RLlib ({err}): pip install -e ".[rllib]"') from None
+    return train_on_ray(config, run_dir, resume)
+
+
+__all__ = ["train"]

@@ -1,4 +1,4 @@
-"""The learner's tables: one learner seat, the other seats filled per hand from bots and self-play snapshots.
+"""The SB3 learner's tables: one learner seat, the other seats filled per hand from bots and self-play snapshots.
 
 Each environment owns its opponent draw, its bots and its copy of the self-play pool, every one
 seeded from the run's seed and the environment's index, so that ``dummy`` and ``subproc`` vector
@@ -23,7 +23,8 @@ from sam_env import SingleAgentEnv
 from sam_env.bot import Bot
 from sam_env.core import SeatView
 
-from .config import BASELINES, OPPONENT_KINDS, TrainConfig
+from ..config import BASELINES, OPPONENT_KINDS
+from .config import SB3Config
 
 
 class SeatSlot:
@@ -49,7 +50,7 @@ class OpponentDraw(gym.Wrapper):
     environment's own generator, and every bot its own, all seeded from the run's seed.
     """
 
-    def __init__(self, config: TrainConfig, index: int, seed_words: Sequence[int]) -> None:
+    def __init__(self, config: SB3Config, index: int, seed_words: Sequence[int]) -> None:
         rules = config.rule_config
         self.timings = dict.fromkeys(OPPONENT_KINDS, 0.0)
         self.slots = [SeatSlot(self.timings) for _ in range(rules.n_players - 1)]
@@ -104,7 +105,7 @@ class OpponentDraw(gym.Wrapper):
         return self.env.action_masks()
 
 
-def make_vec_env(config: TrainConfig, start_step: int) -> VecEnv:
+def make_vec_env(config: SB3Config, start_step: int) -> VecEnv:
     """``n_envs`` monitored tables; ``start_step`` makes a resumed run draw fresh deals and opponents."""
     seed_words = [config.seed, start_step]
 

@@ -1,7 +1,4 @@
-"""The ``sb3`` trainer: sb3-contrib's MaskablePPO with one learner seat per table (``trainer: sb3`` configs).
-
-Kept beside the batched trainer because researchers use SB3's own API; ``train.py`` picks one of them.
-"""
+"""An SB3 run: sb3-contrib's MaskablePPO with one learner seat per table, from scratch or from a checkpoint."""
 
 from __future__ import annotations
 
@@ -14,16 +11,22 @@ from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
 
 from agents.ppo.sb3 import policy_kwargs
 
+from ..checkpoints import read_trainer_state
+from ..config import ConfigError, TrainResult
+from .callback import TrainingSchedule
 from .checkpoints import restore_trainer, save_checkpoint, snapshot_of
-from .config import ConfigError, TrainConfig
+from .config import SB3Config
 from .opponents import make_vec_env
-from .schedule import TrainingSchedule
+
+HYPER_PARAMETERS = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef")
+HYPER_PARAMETERS += ("max_grad_norm", "target_kl", "seed")
+"""Config fields passed to ``MaskablePPO`` under their own names."""
 
 
-def train_sb3(
-    config: TrainConfig, run_dir: Path, run_name: str, resume: Path | None, trainer: dict | None
-) -> tuple[Path, int, float]:
-    """sb3-contrib's MaskablePPO, one learner seat per table against the opponent mix."""
+def train(config: SB3Config, run_dir: Path, resume: Path | None) -> TrainResult:
+    """Train ``config`` in ``run_dir``, from scratch or from the checkpoint folder ``resume``."""
+    run_name = run_dir.name
+    trainer = None if resume is None else read_trainer_state(resume)
     start_step = 0 if trainer is None else int(trainer["num_timesteps"])
     vec_env = make_vec_env(config, start_step)
     learning_rate = (
@@ -31,8 +34,6 @@ def train_sb3(
         if config.learning_rate_end is None
         else LinearSchedule(config.learning_rate, config.learning_rate_end, 1.0)
     )
-    hyper = ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef", "vf_coef")
-    hyper += ("max_grad_norm", "target_kl", "seed")
     model = MaskablePPO(
         "MlpPolicy",
         vec_env,
@@ -40,11 +41,11 @@ def train_sb3(
         policy_kwargs=policy_kwargs(config.arch),
         device="cpu",
         verbose=0,
-        **{k: getattr(config, k) for k in hyper},
+        **{k: getattr(config, k) for k in HYPER_PARAMETERS},
     )
     model.set_logger(configure(str(run_dir), ["tensorboard"]))
     # The self-play pool: restored with the rest of the trainer state, or the untrained policy.
-    if resume is not None:
+    if resume is not None and trainer is not None:
         try:
             pool = restore_trainer(resume, trainer, model, config)
         except (ValueError, KeyError) as err:
@@ -64,4 +65,5 @@ def train_sb3(
         model.learn(total_timesteps=remaining, callback=schedule, reset_num_timesteps=resume is None)
     train_seconds = time.perf_counter() - started
     vec_env.close()
-    return save_checkpoint(run_dir / "final", model, config, run_name, pool), model.num_timesteps, train_seconds
+    final = save_checkpoint(run_dir / "final", model, config, run_name, pool)
+    return TrainResult(final, model.num_timesteps, train_seconds)

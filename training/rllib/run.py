@@ -1,29 +1,25 @@
-"""An RLlib run from start to finish: start or join Ray, build PPO, train with self-play, export, evaluate.
+"""An RLlib run: start or join Ray, build PPO, train with self-play, export the learner.
 
-``python train.py --config configs/rllib_smoke.yaml`` lands in :func:`main` when the config says
-``backend: rllib``. Ray is started locally on ``num_cpus`` CPUs, or joined at ``--address`` /
-``RAY_ADDRESS`` (a cluster made with ``ray start --head``, see docs/rllib.md), and always shut down,
-also on an error, so no Ray process outlives the run.
+``train.py`` calls :func:`train` for configs with ``trainer: rllib``. Ray is started locally on
+``num_cpus`` CPUs, or joined at ``train.py --address`` / ``RAY_ADDRESS`` (a cluster made with
+``ray start --head``, see docs/rllib.md), and always shut down, also on an error, so no Ray process
+outlives the run.
 
-The run writes ``runs/<name>__s<seed>__<time>/``: ``config.yaml``, ``progress.jsonl`` (one line of
-learner steps, speed and losses per training iteration), ``final/policy.{json,safetensors}`` (our
-checkpoint format: ``load_bot(path)``, ``sam-eval --candidates path``, ``sam-play``) and, when
-``final_eval_deals`` > 0, ``evaluation.md`` / ``evaluation.json``.
+Besides what every run writes, an RLlib run writes ``progress.jsonl`` (one line of learner steps,
+speed and losses per training iteration) and ``speed.json``; ``final/policy.{json,safetensors}`` is
+our checkpoint format (``load_bot(path)``, ``sam-eval --candidates path``, ``sam-play``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import ray
-import torch
-import yaml
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.utils.metrics import (
@@ -34,11 +30,9 @@ from ray.rllib.utils.metrics import (
 )
 from tqdm import tqdm
 
-from agents.ppo.checkpoint import load_policy
-from training.config import ConfigError
-from training.evaluate import final_evaluation
-
-from .config import RLlibConfig, config_from_dict
+from ..config import ConfigError, TrainResult
+from ..schedule import next_due
+from .config import RLlibConfig
 from .env import SamMultiAgentEnv
 from .export import export_policy
 from .module import module_spec
@@ -99,9 +93,10 @@ def ppo_config(config: RLlibConfig) -> PPOConfig:
     )
 
 
-def start_ray(config: RLlibConfig, address: str | None) -> None:
-    """Join the cluster at ``address`` (or ``RAY_ADDRESS``), else start a local Ray on ``num_cpus`` CPUs."""
-    address = address or os.environ.get("RAY_ADDRESS") or None
+def start_ray(config: RLlibConfig) -> None:
+    """Join the cluster at ``RAY_ADDRESS`` (``train.py --address`` sets it), else start a local Ray on
+    ``num_cpus`` CPUs."""
+    address = os.environ.get("RAY_ADDRESS") or None
     if address:
         ray.init(address=address)
     else:
@@ -113,10 +108,23 @@ def learner_steps(result: Mapping[str, Any]) -> int:
     return int(result[ENV_RUNNER_RESULTS].get(DECISIONS, {}).get(LEARNER, 0))
 
 
-def train(config: RLlibConfig, run_dir: Path, run_name: str, address: str | None) -> tuple[Path, dict[str, Any]]:
-    """Train until ``total_timesteps`` learner steps; export the learner; return its JSON path and the speed."""
-    torch.set_num_threads(config.torch_threads)  # 2 threads on 2 busy cores spin-wait (see configs/default.yaml)
-    start_ray(config, address)
+def train(config: RLlibConfig, run_dir: Path, resume: Path | None) -> TrainResult:
+    """Train until ``total_timesteps`` learner steps, export the learner, write ``speed.json``."""
+    if resume is not None:
+        raise ConfigError("trainer: rllib has no --resume yet (docs/rllib.md); start a new run with --config")
+    cluster = os.environ.get("RAY_ADDRESS")
+    if not cluster and config.num_env_runners > config.num_cpus:
+        # Ray would wait forever for the CPUs of the missing actors.
+        raise ConfigError(
+            f"{config.num_env_runners} env runners need {config.num_env_runners} CPUs of the local Ray, "
+            f"but num_cpus = {config.num_cpus}; add --set num_cpus={config.num_env_runners}, or join a cluster "
+            "with --address"
+        )
+    run_name = run_dir.name
+    where = cluster or f"a local Ray on {config.num_cpus} CPUs"
+    runners = f"{config.num_env_runners} env runner(s)"
+    print(f"run {run_name}: RLlib PPO, {config.total_timesteps:,} learner steps, {runners} on {where}")
+    start_ray(config)
     algorithm = None
     try:
         algorithm = ppo_config(config).build_algo()
@@ -138,7 +146,7 @@ def train(config: RLlibConfig, run_dir: Path, run_name: str, address: str | None
                 decisions = result[ENV_RUNNER_RESULTS].get(DECISIONS, {})
                 if steps >= next_snapshot:
                     copy_learner_into(algorithm, [pool.take(steps)])
-                    next_snapshot = (steps // config.snapshot_every + 1) * config.snapshot_every
+                    next_snapshot = next_due(steps, config.snapshot_every)
                 log.write(json.dumps(_progress_line(result, steps, env_steps, time.perf_counter() - started)) + "\n")
                 log.flush()  # a line per iteration, readable while the run goes on
                 first = first or (steps, time.perf_counter())
@@ -164,7 +172,12 @@ def train(config: RLlibConfig, run_dir: Path, run_name: str, address: str | None
         "num_env_runners": config.num_env_runners,
         "snapshot_steps": pool.steps,
     }
-    return final, speed
+    (run_dir / "speed.json").write_text(json.dumps(speed, indent=2) + "\n", encoding="utf-8")
+    print(
+        f"{speed['env_steps']:,} env steps; {speed['learner_steps_per_second']} learner steps/s "
+        f"({speed['learner_steps_per_second_after_first_iteration']} after the first iteration; speed.json)"
+    )
+    return TrainResult(final, steps, seconds)
 
 
 def _progress_line(result: Mapping[str, Any], steps: int, env_steps: int, seconds: float) -> dict[str, Any]:
@@ -186,42 +199,3 @@ def _is_scalar(value: object) -> bool:
     except (TypeError, ValueError):
         return False
     return True
-
-
-def main(data: Mapping[str, Any], address: str | None = None) -> int:
-    """Run the config ``data`` (YAML already read, ``--set`` overrides applied); the process exit code."""
-    try:
-        config = config_from_dict(data)
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    cluster = address or os.environ.get("RAY_ADDRESS")
-    if not cluster and config.num_env_runners > config.num_cpus:
-        # Ray would wait forever for the CPUs of the missing actors.
-        print(
-            f"error: {config.num_env_runners} env runners need {config.num_env_runners} CPUs of the local Ray, "
-            f"but num_cpus = {config.num_cpus}; add --set num_cpus={config.num_env_runners}, or join a cluster "
-            "with --address",
-            file=sys.stderr,
-        )
-        return 2
-    run_name = f"{config.name}__s{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
-    run_dir = Path(config.run_dir) / run_name
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False), encoding="utf-8")
-    where = cluster or f"a local Ray on {config.num_cpus} CPUs"
-    runners = f"{config.num_env_runners} env runner(s)"
-    print(f"run {run_name}: RLlib PPO, {config.total_timesteps:,} learner steps, {runners} on {where}")
-    final, speed = train(config, run_dir, run_name, address)
-    (run_dir / "speed.json").write_text(json.dumps(speed, indent=2) + "\n", encoding="utf-8")
-    print(
-        f"trained {speed['learner_steps']:,} learner steps ({speed['env_steps']:,} env steps) in {speed['seconds']} s: "
-        f"{speed['learner_steps_per_second']} learner steps/s "
-        f"({speed['learner_steps_per_second_after_first_iteration']} after the first iteration); final policy: {final}"
-    )
-    if config.final_eval_deals and config.final_eval_opponents:
-        report = {"run": run_name, "steps": speed["learner_steps"], "train_seconds": speed["seconds"]}
-        label = f"rllib[{config.name}]"
-        opponents, deals = config.final_eval_opponents, config.final_eval_deals
-        final_evaluation(load_policy(final), label, opponents, deals, config.eval_seed, run_dir, report)
-    return 0
