@@ -109,7 +109,7 @@ def bench_sb3_vector(config: BatchedConfig, steps: int) -> dict[str, object]:
     import numpy as np
 
     from sam_env.vector.sb3_adapter import Sb3VecEnv
-    from training.batched.network import FrozenActor, sample
+    from training.batched.network import frozen_actor, sample
 
     rules = config.rule_config
     env = Sb3VecEnv(num_envs=config.num_tables, rules=rules, seed=config.seed)
@@ -126,7 +126,7 @@ def bench_sb3_vector(config: BatchedConfig, steps: int) -> dict[str, object]:
         device="cpu",
         seed=config.seed,
     )
-    frozen = FrozenActor(snapshot_of(model, config, 0), torch.device("cpu"))
+    frozen = frozen_actor(snapshot_of(model, config, 0), torch.device("cpu"))
 
     def opponent(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         with torch.inference_mode():

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from training.batched.network import mlp_head
+from agents.ppo.network import mlp
 from training.batched.ppo import advantages
 from training.batched.trainer import BatchedTrainer
 from training.trainers import load_config
@@ -55,7 +55,7 @@ def fit(x: np.ndarray, y: np.ndarray, layers: tuple[int, ...], activation: str, 
     order = gen.permutation(len(y))
     train, test = order[: int(0.8 * len(y))], order[int(0.8 * len(y)) :]
     torch.manual_seed(seed)
-    body = mlp_head(layers, x.shape[1], activation)
+    body = mlp(layers, x.shape[1], activation)
     net = torch.nn.Sequential(body, torch.nn.Linear(layers[-1], 1))
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)

@@ -16,9 +16,6 @@ from agents.ppo.checkpoint import PolicyArch, PolicyCheckpoint
 
 from .config import ConfigError
 
-HEADS = (("policy_net", "pi", "action_net"), ("value_net", "vf", "value_net"))
-"""Each MLP head of the SB3 state dict: its name, its field of :class:`PolicyArch`, its output layer."""
-
 
 def can_widen(source: PolicyArch, target: PolicyArch) -> bool:
     """Whether ``target`` is ``source`` with every hidden layer as wide or wider."""
@@ -44,10 +41,10 @@ def widen(checkpoint: PolicyCheckpoint, arch: PolicyArch, seed: int = 0) -> Poli
         )
     rng = np.random.default_rng(seed)
     old, new = checkpoint.tensors, {}
-    for head, field, out_name in HEADS:
+    for head in PolicyArch.HEADS:
         old_in = new_in = checkpoint.obs_size
-        for i, (before, after) in enumerate(zip(getattr(source, field), getattr(arch, field), strict=True)):
-            name = f"mlp_extractor.{head}.{2 * i}"
+        layers = zip(arch.hidden_layers(head), getattr(source, head.sizes), getattr(arch, head.sizes), strict=True)
+        for name, before, after in layers:
             weight = np.zeros((after, new_in), dtype=np.float32)
             weight[:before, :old_in] = old[f"{name}.weight"]
             weight[before:] = rng.normal(0.0, 1.0 / np.sqrt(new_in), (after - before, new_in))
@@ -55,10 +52,10 @@ def widen(checkpoint: PolicyCheckpoint, arch: PolicyArch, seed: int = 0) -> Poli
             bias[:before] = old[f"{name}.bias"]
             new[f"{name}.weight"], new[f"{name}.bias"] = weight, bias
             old_in, new_in = before, after
-        out = old[f"{out_name}.weight"]
+        out = old[f"{head.out}.weight"]
         weight = np.zeros((out.shape[0], new_in), dtype=np.float32)
         weight[:, :old_in] = out
-        new[f"{out_name}.weight"], new[f"{out_name}.bias"] = weight, old[f"{out_name}.bias"].copy()
+        new[f"{head.out}.weight"], new[f"{head.out}.bias"] = weight, old[f"{head.out}.bias"].copy()
     metadata = dict(checkpoint.metadata)
     metadata["policy"] = {**metadata["policy"], **arch.to_dict()}
     metadata["widened_from"] = {"source": checkpoint.source, "layers": source.to_dict()}

@@ -1,10 +1,12 @@
 """The PPO bot: a trained MaskablePPO policy playing through the :class:`sam_env.Bot` interface.
 
-The actor is evaluated in numpy from the checkpoint's tensors (a few matrix-vector products): about
-20 µs a decision against about 300 µs through SB3's torch distribution for a single observation,
-which matters because self-play and evaluation ask it one seat at a time. :func:`.sb3.build_policy`
-rebuilds the full SB3 policy (actor and critic, torch) from the same files, for fine-tuning or for
-anyone who wants SB3's own API; the tests check that both give the same logits.
+The actor is evaluated in numpy from the checkpoint's tensors (a few matrix-vector products), read by
+the names and with the activation of its :class:`~.checkpoint.PolicyArch`: a single observation
+costs a fraction of a pass through SB3's torch distribution, which matters because self-play and
+evaluation ask it one seat at a time. :func:`.sb3.build_policy` rebuilds the full SB3 policy (actor
+and critic, torch) from the same files, for fine-tuning or for anyone who wants SB3's own API, and
+:class:`.network.ActorCritic` the torch network the trainers train; ``tests/agents/test_network.py``
+checks that all three give the same outputs.
 
 Pretrained bots live in ``agents/pretrained/<name>.safetensors`` + ``<name>.json`` and are loaded by
 name (:func:`pretrained_names`, ``agents.registry.load_bot("ppo")``).
@@ -21,7 +23,7 @@ import numpy as np
 from sam_env.bot import Bot
 from sam_env.core import SeatView
 
-from .checkpoint import CheckpointError, PolicyCheckpoint, load_policy
+from .checkpoint import CheckpointError, PolicyArch, PolicyCheckpoint, load_policy
 
 PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 
@@ -29,13 +31,6 @@ PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 def pretrained_names() -> list[str]:
     """Names of the checkpoints shipped in ``agents/pretrained`` (their file stems), sorted."""
     return sorted(p.stem for p in PRETRAINED_DIR.glob("*.json"))
-
-
-def _relu(x: np.ndarray) -> np.ndarray:
-    return np.maximum(x, 0.0)
-
-
-_ACTIVATIONS = {"tanh": np.tanh, "relu": _relu}
 
 
 class PPOBot(Bot):
@@ -71,12 +66,11 @@ class PPOBot(Bot):
         self.obs_size = checkpoint.obs_size
         self.n_players = checkpoint.rules.n_players
         """The only table size the network can play: its observation layout depends on it."""
-        self._hidden = [
-            (t[f"mlp_extractor.policy_net.{2 * i}.weight"], t[f"mlp_extractor.policy_net.{2 * i}.bias"])
-            for i in range(len(arch.pi))
-        ]
-        self._out = (t["action_net.weight"], t["action_net.bias"])
-        self._activation = _ACTIVATIONS[arch.activation]
+        # The actor, read by the names and with the activation the architecture record gives.
+        self._hidden = [(t[f"{name}.weight"], t[f"{name}.bias"]) for name in arch.hidden_layers(PolicyArch.POLICY)]
+        out = PolicyArch.POLICY.out
+        self._out = (t[f"{out}.weight"], t[f"{out}.bias"])
+        self._activation = arch.activation_fn.numpy
         if name is not None:
             self.name = name
 

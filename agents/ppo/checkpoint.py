@@ -17,10 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from safetensors import SafetensorError
@@ -31,8 +31,33 @@ from sam_env.encoding import observation_size
 
 FORMAT = "sam-env-policy"
 FORMAT_VERSION = 1
-ACTIVATIONS = ("tanh", "relu")
-"""Activation functions a checkpoint may name (the ones both torch and the numpy player implement)."""
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0)
+
+
+class Activation(NamedTuple):
+    """An activation function, as the numpy player computes it and as torch builds it."""
+
+    numpy: Callable[[np.ndarray], np.ndarray]
+    torch: str
+    """The name of its ``torch.nn`` module (torch is imported only where networks are built)."""
+
+
+ACTIVATIONS: dict[str, Activation] = {"tanh": Activation(np.tanh, "Tanh"), "relu": Activation(_relu, "ReLU")}
+"""Activation functions a checkpoint may name, by name: the one table every network is built from."""
+
+
+class Head(NamedTuple):
+    """One MLP head of SB3's actor-critic as its state dict names it: ``<hidden>.<2i>`` is hidden layer
+    ``i`` (SB3 builds a head as ``nn.Sequential(Linear, activation, Linear, activation, …)``), then
+    ``<out>`` maps the last hidden layer to the head's outputs."""
+
+    sizes: str
+    """The :class:`PolicyArch` field with the head's hidden layer sizes."""
+    hidden: str
+    out: str
 
 
 MIGRATE = "if it was made with this encoding version, migrate it with agents.ppo.checkpoint.add_fingerprint(path)"
@@ -47,12 +72,20 @@ class PolicyArch:
     """The shape of a MaskablePPO actor-critic: hidden layer sizes of each head and their activation.
 
     The features extractor is SB3's ``Flatten`` (the observation is already a flat vector), so this
-    plus the observation size and the action count determine every tensor of the state dict.
+    plus the observation size and the action count determine every tensor of the state dict. The
+    record also holds the tensor names (:attr:`POLICY`, :attr:`VALUE`, :meth:`hidden_layers`) and the
+    activation (:attr:`activation_fn`) that every implementation of the network is built from: the
+    numpy player (:mod:`.bot`), the torch module (:mod:`.network`: the batched and RLlib trainers),
+    and SB3's policy (:mod:`.sb3`), which a test holds to the same names and outputs.
     """
 
     pi: tuple[int, ...]
     vf: tuple[int, ...]
     activation: str
+
+    POLICY: ClassVar[Head] = Head("pi", "mlp_extractor.policy_net", "action_net")
+    VALUE: ClassVar[Head] = Head("vf", "mlp_extractor.value_net", "value_net")
+    HEADS: ClassVar[tuple[Head, Head]] = (POLICY, VALUE)
 
     def __post_init__(self) -> None:
         for head in ("pi", "vf"):
@@ -73,21 +106,25 @@ class PolicyArch:
         arch = data["net_arch"]
         return cls(pi=tuple(arch["pi"]), vf=tuple(arch["vf"]), activation=data["activation"])
 
+    @property
+    def activation_fn(self) -> Activation:
+        return ACTIVATIONS[self.activation]
+
+    def hidden_layers(self, head: Head) -> list[str]:
+        """The names of ``head``'s hidden ``Linear`` layers, the input side first."""
+        return [f"{head.hidden}.{2 * i}" for i in range(len(getattr(self, head.sizes)))]
+
     def tensor_shapes(self, obs_size: int, n_actions: int) -> dict[str, tuple[int, ...]]:
         """Every tensor of the SB3 state dict, by name, with its shape."""
         shapes: dict[str, tuple[int, ...]] = {}
-        for head, sizes, out_name, out_size in (
-            ("policy_net", self.pi, "action_net", n_actions),
-            ("value_net", self.vf, "value_net", 1),
-        ):
+        for head, out_size in ((self.POLICY, n_actions), (self.VALUE, 1)):
             previous = obs_size
-            for i, size in enumerate(sizes):
-                # SB3 builds each head as nn.Sequential(Linear, activation, Linear, activation, ...).
-                shapes[f"mlp_extractor.{head}.{2 * i}.weight"] = (size, previous)
-                shapes[f"mlp_extractor.{head}.{2 * i}.bias"] = (size,)
+            for name, size in zip(self.hidden_layers(head), getattr(self, head.sizes), strict=True):
+                shapes[f"{name}.weight"] = (size, previous)
+                shapes[f"{name}.bias"] = (size,)
                 previous = size
-            shapes[f"{out_name}.weight"] = (out_size, previous)
-            shapes[f"{out_name}.bias"] = (out_size,)
+            shapes[f"{head.out}.weight"] = (out_size, previous)
+            shapes[f"{head.out}.bias"] = (out_size,)
         return shapes
 
 

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 def policy_kwargs(arch: PolicyArch) -> dict[str, Any]:
     """SB3's ``policy_kwargs`` for ``arch``: what training builds and what :func:`build_policy` rebuilds."""
-    import torch
+    from torch import nn
 
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[arch.activation]
+    activation = getattr(nn, arch.activation_fn.torch)  # the architecture record's table
     return {"net_arch": {"pi": list(arch.pi), "vf": list(arch.vf)}, "activation_fn": activation}
 
 

@@ -17,6 +17,7 @@ from ray.rllib.core.columns import Columns
 
 from agents.ppo.bot import PPOBot
 from agents.ppo.checkpoint import PolicyArch, load_policy
+from agents.ppo.network import ActorCritic
 from agents.ppo.sb3 import build_policy
 from sam_env import N_ACTIONS, RuleConfig
 from sam_env.core.rules import INSTANT_WIN_TYPES
@@ -78,14 +79,16 @@ def test_the_module_exports_to_exactly_the_network_ppo_agent_and_sb3_play(tmp_pa
     env = SamMultiAgentEnv({})
     arch = PolicyArch(pi=(24, 16), vf=(8,), activation="relu")
     module = module_spec(env.observation_spaces["player_0"], env.action_spaces["player_0"], arch).build()
+    obs_size = env.observation_spaces["player_0"]["observation"].shape[0]
+    assert {k: tuple(v.shape) for k, v in module.state_dict().items()} == arch.tensor_shapes(obs_size, N_ACTIONS)
     torch.manual_seed(0)
     with torch.no_grad():  # SB3's initialisation makes tiny action logits; spread them so the test can fail
         for parameter in module.parameters():
             parameter.normal_(0.0, 0.3)
     rules = RuleConfig()
-    path = export_policy(tmp_path, module.get_state(), rules, arch, {"backend": "rllib"}, num_timesteps=5)
+    path = export_policy(tmp_path, module.get_state(), rules, arch, {"trainer": "rllib"}, num_timesteps=5)
     checkpoint = load_policy(path)
-    agent, sb3 = PPOBot(checkpoint), build_policy(checkpoint)
+    agent, sb3, net = PPOBot(checkpoint), build_policy(checkpoint), ActorCritic.of(checkpoint)
 
     rng = np.random.default_rng(1)
     obs = (rng.random((6, checkpoint.obs_size)) < 0.3).astype(np.float32)
@@ -99,3 +102,7 @@ def test_the_module_exports_to_exactly_the_network_ppo_agent_and_sb3_play(tmp_pa
         np.testing.assert_allclose(out[row][legal], agent.logits(obs[row])[legal], rtol=1e-5, atol=1e-5)
         assert (out[row][~legal] < -1e30).all()  # illegal actions are masked out
     np.testing.assert_allclose(values, sb3.predict_values(torch.from_numpy(obs)).detach().numpy()[:, 0], atol=1e-5)
+    with torch.no_grad():  # the one torch builder: the same network as the module's
+        np.testing.assert_allclose(net.value(torch.from_numpy(obs)).numpy(), values, atol=1e-5)
+        builder = net.logits(torch.from_numpy(obs)).numpy()
+    np.testing.assert_allclose(np.where(mask.astype(bool), builder, 0), np.where(mask.astype(bool), out, 0), atol=1e-5)

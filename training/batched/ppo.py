@@ -17,7 +17,9 @@ import numpy as np
 import torch
 from numba import njit
 
-from .network import ActorCritic, OracleCritic, masked
+from agents.ppo.network import ActorCritic
+
+from .network import OracleCritic, masked
 from .rollout import RolloutBuffer
 
 

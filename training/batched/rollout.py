@@ -26,11 +26,12 @@ import numpy as np
 import torch
 
 from agents.batched_heuristic import BatchedHeuristic
+from agents.ppo.network import ActorCritic
 from evaluation.stats import hand_metrics
 from sam_env import N_ACTIONS, VectorEnv
 from sam_env.vector.batch import pick_legal
 
-from .network import ActorCritic, FrozenActor, OracleCritic, sample
+from .network import OracleCritic, sample
 
 LEARNER = -1
 RANDOM = -2
@@ -142,7 +143,7 @@ class Seating:
         self.p_random = opponent_weights.get("random", 0.0) / total if total else 0.0
         self.p_heuristic = opponent_weights.get("heuristic", 0.0) / total if total else 0.0
         self.rng = rng
-        self.pool: dict[int, FrozenActor] = {}
+        self.pool: dict[int, ActorCritic] = {}
         self.fixed: list[int] = []
         self.snapshots: list[int] = []
         self.occupant = np.full((num_tables, n_players), LEARNER, dtype=np.int64)
@@ -151,7 +152,7 @@ class Seating:
     def drawable(self) -> list[int]:
         return self.fixed + self.snapshots
 
-    def add(self, actor: FrozenActor, keep: int, fixed: bool = False) -> None:
+    def add(self, actor: ActorCritic, keep: int, fixed: bool = False) -> None:
         """Add a frozen network to the pool: ``fixed`` ones stay for the whole run; of the others
         (snapshots of the learner) only the ``keep`` newest are drawn for new hands."""
         new_id = max(self.pool, default=-1) + 1

@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from agents.ppo.bot import PPOBot
 from agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
+from agents.ppo.network import ActorCritic
 from agents.registry import load_bot
 from evaluation.stats import METRICS
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
@@ -29,7 +30,7 @@ from ..evaluate import evaluate
 from ..schedule import StepSchedule
 from ..widen import can_widen, widen
 from .config import BatchedConfig
-from .network import ActorCritic, FrozenActor, OracleCritic
+from .network import OracleCritic, frozen_actor
 from .ppo import PPOSettings, update
 from .rollout import Collector, Seating
 
@@ -75,7 +76,7 @@ class BatchedTrainer:
         seeds = np.random.SeedSequence([config.seed, start_step]).spawn(4)
         torch.manual_seed(int(seeds[0].generate_state(1)[0]))
         self.venv = VectorEnv(config.num_tables, rules, seed=int(seeds[1].generate_state(1)[0]))
-        self.net = ActorCritic(config.arch, self.venv.observation_size, N_ACTIONS).to(self.device)
+        self.net = ActorCritic.fresh(config.arch, self.venv.observation_size, N_ACTIONS).to(self.device)
         self.seating = Seating(
             config.num_tables,
             rules.n_players,
@@ -89,7 +90,7 @@ class BatchedTrainer:
         for checkpoint in fixed_opponents:
             self.add_to_pool(0, checkpoint)
         for spec in config.fixed_opponents:
-            self.seating.add(FrozenActor(network_of(spec, rules, "fixed_opponents"), self.device), keep=0, fixed=True)
+            self.seating.add(frozen_actor(network_of(spec, rules, "fixed_opponents"), self.device), keep=0, fixed=True)
         if config.init_from is not None and start_step == 0:
             start = network_of(config.init_from, rules, "init_from")
             if start.arch != config.arch:
@@ -151,7 +152,7 @@ class BatchedTrainer:
         self.pool.append((step, checkpoint))
         if self.self_play:
             del self.pool[: -self.config.pool_size]
-        self.seating.add(FrozenActor(checkpoint, self.device), self.config.pool_size, fixed=not self.self_play)
+        self.seating.add(frozen_actor(checkpoint, self.device), self.config.pool_size, fixed=not self.self_play)
 
     # ------------------------------------------------------------------ the loop
 

@@ -1,10 +1,11 @@
 """The action-masking actor-critic RLModule: SB3's MaskablePPO network, tensor for tensor, on RLlib.
 
-The module's parameters carry exactly the names and shapes of the sb3-contrib policy that
-:class:`agents.ppo.checkpoint.PolicyArch` describes (``mlp_extractor.policy_net.0.weight``,
-``action_net.weight``, ``mlp_extractor.value_net.0.weight``, ``value_net.weight`` …), so exporting
-the learner to our checkpoint format copies its state dict unchanged (:mod:`training.rllib.export`),
-and ``agents.ppo.bot.PPOBot`` plays it with the same numpy forward pass as an SB3-trained policy.
+The module's layers are :class:`agents.ppo.network.ActorCritic`'s, the one builder of the network, so
+its parameters carry exactly the names and shapes that :class:`agents.ppo.checkpoint.PolicyArch`
+describes (``mlp_extractor.policy_net.0.weight``, ``action_net.weight``, …) and SB3's initialisation;
+exporting the learner to our checkpoint format copies its state dict unchanged
+(:mod:`training.rllib.export`), and ``agents.ppo.bot.PPOBot`` plays it with the same numpy forward
+pass as every other trained policy.
 
 The observation is the environment's dict: ``"observation"`` feeds both heads, ``"action_mask"``
 sets the logits of illegal actions to the float minimum, so they are never sampled and carry no
@@ -17,35 +18,15 @@ from __future__ import annotations
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
-from torch import nn
 
 from agents.ppo.checkpoint import PolicyArch
-
-_ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
-
-
-def _mlp(in_size: int, sizes: tuple[int, ...], activation: str) -> nn.Sequential:
-    """SB3's head layout: Linear, activation, Linear, activation … (``mlp_extractor.<head>.<i>``)."""
-    layers: list[nn.Module] = []
-    for size in sizes:
-        layers += [nn.Linear(in_size, size), _ACTIVATIONS[activation]()]
-        in_size = size
-    return nn.Sequential(*layers)
-
-
-def _orthogonal(module: nn.Module, gain: float) -> None:
-    """SB3's initialisation (orthogonal weights, zero biases), so both backends start alike."""
-    for layer in module.modules():
-        if isinstance(layer, nn.Linear):
-            nn.init.orthogonal_(layer.weight, gain=gain)
-            nn.init.zeros_(layer.bias)
+from agents.ppo.network import ActorCritic
 
 
 class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI):
@@ -57,15 +38,9 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI):
     def setup(self) -> None:
         arch = PolicyArch.from_dict(self.model_config["arch"])
         obs_size = int(self.observation_space["observation"].shape[0])
-        n_actions = int(self.action_space.n)
-        self.mlp_extractor = nn.Module()
-        self.mlp_extractor.policy_net = _mlp(obs_size, arch.pi, arch.activation)
-        self.mlp_extractor.value_net = _mlp(obs_size, arch.vf, arch.activation)
-        self.action_net = nn.Linear(arch.pi[-1], n_actions)
-        self.value_net = nn.Linear(arch.vf[-1], 1)
-        _orthogonal(self.mlp_extractor, np.sqrt(2))
-        _orthogonal(self.action_net, 0.01)
-        _orthogonal(self.value_net, 1.0)
+        net = ActorCritic.fresh(arch, obs_size, int(self.action_space.n))
+        # The builder's modules become this module's own, under the names a checkpoint uses.
+        self.mlp_extractor, self.action_net, self.value_net = net.mlp_extractor, net.action_net, net.value_net
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
