@@ -13,14 +13,13 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from sam_env.bot import Bot
+from sam_env.bot import Bot, RandomBot
 from sam_env.core import RuleConfig
 
 from .greedy_bot import GreedyBot
-from .heuristic_bot import HeuristicBot
+from .heuristic.bot import HeuristicBot
 from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
 from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, check_table, is_checkpoint_path
-from .random_bot import RandomBot
 from .search_bot import SearchBot
 
 BotFactory = Callable[[int | None], Bot]

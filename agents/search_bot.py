@@ -79,8 +79,8 @@ from .ppo.checkpoint import PolicyCheckpoint
 from .search_models import OpponentModel, batched_policy, checked_model, shipped_search
 
 if TYPE_CHECKING:
+    from sam_env.bot import BatchedPolicy
     from sam_env.vector import Batch, VectorEnv
-    from sam_env.vector.learner import BatchedPolicy
 
 MAX_ROLLOUT_MOVES = 2_000
 """Moves of one rollout before giving up (a hand of Sâm Lốc ends in far fewer)."""

@@ -17,7 +17,7 @@ from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
 from .ppo.checkpoint import PolicyCheckpoint
 
 if TYPE_CHECKING:
-    from sam_env.vector.learner import BatchedPolicy
+    from sam_env.bot import BatchedPolicy
 
 OpponentModel = str | PolicyCheckpoint
 """A model of the other seats in rollouts: ``"heuristic"`` (the heuristic bot, compiled), the name of a
@@ -79,6 +79,6 @@ def batched_policy(model: OpponentModel, rules: RuleConfig) -> BatchedPolicy:
         return PPOBot(model).best_actions
     if model != "heuristic":
         return PPOBot(pretrained_checkpoint(model)).best_actions
-    from .batched_heuristic import BatchedHeuristic
+    from .heuristic.compiled import BatchedHeuristic
 
     return BatchedHeuristic(rules)

@@ -1,8 +1,8 @@
 """CPU time per decision of the compiled heuristic bot against the Python one, on the same states.
 
-Why: :class:`agents.batched_heuristic.BatchedHeuristic` exists so that heuristic seats cost little in
+Why: :class:`agents.heuristic.compiled.BatchedHeuristic` exists so that heuristic seats cost little in
 training (docs/batched_training.md); this measures how little, against
-:class:`agents.heuristic_bot.HeuristicBot` (the bot it ports) in the same run.
+:class:`agents.heuristic.bot.HeuristicBot` (the bot it ports) in the same run.
 
 States: ``--hands`` hands (default rules, ``--players`` seats, Sâm on) played in ``sam_env.env()``
 by HeuristicBot at every seat; every decision's observation, mask and ``SeatView`` is kept. Then,
@@ -19,7 +19,7 @@ of ``--rounds`` interleaved rounds of ``--seconds``, each round whole passes ove
   HeuristicBot after ``best_split.cache_clear()``, timed once (not best-of).
 
 Both must make the same move on every state; the script checks it (the proof is
-``tests/agents/test_batched_heuristic.py``).
+``tests/agents/test_heuristic_compiled.py``).
 
     cd benchmarks && python bench_heuristic.py --cpu 1 --markdown ../docs/benchmark.md
 
@@ -48,9 +48,9 @@ from common import (
 )
 
 import sam_env
-from agents.batched_heuristic import BatchedHeuristic, _decide_all
-from agents.hand_analysis import best_split
-from agents.heuristic_bot import HeuristicBot
+from agents.heuristic.analysis import best_split
+from agents.heuristic.bot import HeuristicBot
+from agents.heuristic.compiled import BatchedHeuristic, decide_all
 from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import Phase, SeatView
@@ -184,7 +184,7 @@ def main() -> None:
     start = time.perf_counter()
     policy(states.observations[:1], states.masks[:1])
     first_call = time.perf_counter() - start
-    kernels = "loaded from numba's cache" if sum(_decide_all.stats.cache_hits.values()) else "compiled by numba"
+    kernels = "loaded from numba's cache" if sum(decide_all.stats.cache_hits.values()) else "compiled by numba"
 
     python_cold, batched_cold = (seconds / n for seconds in cold_seconds(states, rules, BATCH_SIZES[-1]))
 

@@ -3,7 +3,7 @@ against the AEC env ``sam_env.env()`` measured in the same run.
 
 Each VectorEnv row steps ``N`` tables at once: the engine, every table's mask and the acting
 seat's observation (all of what ``step`` returns), with random legal actions drawn by a compiled
-batched policy (:class:`sam_env.vector.learner.RandomLegalPolicy`). A *decision* is a move a seat
+batched policy (:class:`sam_env.RandomBot`). A *decision* is a move a seat
 chose; every VectorEnv step is ``N`` decisions (no dead steps: tables re-deal themselves). The
 AEC row is ``benchmarks/bench_env.py``'s: PettingZoo's ``agent_iter``/``last``/``step`` loop with
 the same kind of random policy, counting only the moves chosen (not the dead steps).
@@ -49,7 +49,7 @@ from common import (
 
 import sam_env
 from sam_env import RuleConfig, VectorEnv
-from sam_env.vector.learner import RandomLegalPolicy
+from sam_env.bot import RandomBot
 
 BATCH_SIZES = (1, 4, 16, 64, 256, 1024, 4096)
 TARGET_PER_CORE = 1_000_000
@@ -59,7 +59,7 @@ TARGET_RATIO = 25.0
 def vector_play(num_tables: int, rules: RuleConfig, seed: int, parallel: bool) -> PlayHand:
     """A few batch steps per call (about 4096 decisions), so the clock is read rarely."""
     venv = VectorEnv(num_tables, rules, seed=seed, parallel=parallel)
-    policy = RandomLegalPolicy(seed)
+    policy = RandomBot(seed)
     batch = venv.reset()
     steps_per_call = max(1, 4096 // num_tables)
 
@@ -107,10 +107,10 @@ def compile_seconds(cache_dir: str) -> float:
         import time
         start = time.perf_counter()
         from sam_env import VectorEnv
-        from sam_env.vector.learner import RandomLegalPolicy
+        from sam_env.bot import RandomBot
         venv = VectorEnv(8, seed=0)
         batch = venv.reset()
-        venv.step(RandomLegalPolicy(0)(batch.observation, batch.action_mask))
+        venv.step(RandomBot(0)(batch.observation, batch.action_mask))
         print(time.perf_counter() - start)
         """
     )

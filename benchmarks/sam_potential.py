@@ -1,6 +1,6 @@
 """How often a Sâm could be won at all: the ceiling on what declaring Sâm is worth.
 
-For random deals, seat 0's hand is checked two ways with :mod:`agents.hand_analysis`:
+For random deals, seat 0's hand is checked two ways with :mod:`agents.heuristic.analysis`:
 
 * **proof** — what the heuristic bot declares on: a partition of the hand into leads that no
   combination of the unseen cards (pooled) can beat, not ending on 2s alone (``sam_plan``);
@@ -20,7 +20,7 @@ import argparse
 
 import numpy as np
 
-from agents.hand_analysis import _PLAYABLE_KINDS, _safe_partition, beatable, beaters, sam_plan
+from agents.heuristic.analysis import PLAYABLE_KINDS, beatable, beaters, safe_partition, sam_plan
 from sam_env.core import COMBOS, RuleConfig
 from sam_env.core.cards import N_RANKS
 from sam_env.core.combos import LEADS
@@ -39,9 +39,9 @@ def hindsight_sam(hand: tuple[int, ...], others: list[tuple[int, ...]], rules: R
     safe = frozenset(
         c.id
         for c in COMBOS
-        if c.kind in _PLAYABLE_KINDS and LEADS[c.id] and allowed[c.id] and not any(beatable(c.id, p) for p in possible)
+        if c.kind in PLAYABLE_KINDS and LEADS[c.id] and allowed[c.id] and not any(beatable(c.id, p) for p in possible)
     )
-    found = _safe_partition(hand, safe)
+    found = safe_partition(hand, safe)
     return found is not None and any(not COMBOS[c].only_twos for c in found)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from .bot import Bot
+from .bot import BatchedPolicy, Bot, RandomBot
 from .core import (
     CardError,
     DealError,
@@ -83,12 +83,14 @@ register_gymnasium_id()
 __all__ = [
     "ENCODING_VERSION",
     "N_ACTIONS",
+    "BatchedPolicy",
     "Bot",
     "CardError",
     "DealError",
     "EndReason",
     "HandResult",
     "IllegalMoveError",
+    "RandomBot",
     "Reason",
     "RuleConfig",
     "RuleConfigError",

@@ -1,9 +1,13 @@
-"""``Bot``: the one name and the one calling convention for anything that picks an action.
+"""``Bot`` and ``BatchedPolicy``: the two shapes of anything that picks actions, one decision or a batch.
 
 ``bot.act(observation, view) -> action index``: ``observation`` is the environment's observation
 dict (``"observation"`` and ``"action_mask"`` arrays) for networks, ``view`` the same decision
 point as plain domain values (:class:`~sam_env.core.SeatView`) for rule-based bots, so neither has
 to decode the other's format. The returned index must be legal.
+
+``policy(observations, action_masks) -> actions``: a :class:`BatchedPolicy` decides for many seats
+at once, from their observation rows alone (what :class:`sam_env.VectorEnv` gives), in one forward
+pass or one compiled call. A bot may be both: :class:`RandomBot`, the one random player, is.
 
 It lives beside the environment (not in ``agents/``) so that the single-agent view can seat bots
 as opponents without importing them: the dependency stays ``agents → sam_env``. Deriving from it
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -46,3 +51,40 @@ class Bot(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+@runtime_checkable
+class BatchedPolicy(Protocol):
+    """Picks a legal action for each of ``k`` seats at once (the VectorEnv adapters' opponents, the
+    batched trainer's and the search's models of the other seats).
+
+    ``observations``: ``float32[k, obs_dim]``, each row a seat's own observation; ``action_masks``:
+    ``bool[k, N_ACTIONS]``; returns ``int[k]`` legal actions.
+    """
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray: ...
+
+
+class RandomBot(Bot):
+    """Uniform over the legal actions, passes and Sâm decisions included: the floor every bot must beat.
+
+    One random player for every use: a :class:`Bot` (:meth:`act`, one decision) and a
+    :class:`BatchedPolicy` (called on a batch: each row's ``⌊u·k⌋``-th of its ``k`` legal actions for a
+    uniform ``u``, in compiled code), both drawing from the bot's own generator.
+    """
+
+    name = "random"
+
+    def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError(f"seat {view.seat} was asked to act with an empty action mask")
+        return int(self.rng.choice(legal))
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        from .vector.batch import pick_legal  # compiled (numba): loaded when a batch first needs it
+
+        masks = np.ascontiguousarray(action_masks)
+        actions = np.empty(len(masks), dtype=np.int64)
+        pick_legal(masks, self.rng.random(len(masks)), actions)
+        return actions

@@ -18,9 +18,10 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector import VectorEnv as GymnasiumVectorEnv
 from gymnasium.vector.utils import batch_space
 
+from ..bot import BatchedPolicy
 from ..core.combos import N_COMBOS
 from ..core.rules import RuleConfig
-from .learner import BatchedPolicy, LearnerTables
+from .learner import LearnerTables
 
 
 class GymVectorEnv(GymnasiumVectorEnv):

@@ -1,10 +1,9 @@
 """One learner seat per table, the other seats played by batched policies: what single-agent
 trainers see. The gymnasium and SB3 adapters (:mod:`.gym_adapter`, :mod:`.sb3_adapter`) wrap it.
 
-A *batched policy* is any callable ``policy(observations, action_masks) -> actions`` taking
-``float32[k, obs_dim]`` and ``bool[k, 201]`` for the ``k`` tables where an opponent is to act and
-returning ``int[k]`` legal actions. It is called once per inner step for all those tables at once
-— one network forward pass for thousands of tables, instead of one per table.
+The opponents are a :class:`sam_env.bot.BatchedPolicy`: ``policy(observations, action_masks) ->
+actions`` for the ``k`` tables where an opponent is to act, called once per inner step for all those
+tables at once — one network forward pass for thousands of tables, instead of one per table.
 
 The learner's reward for a step is the money its *own* seat received from its action until its
 next decision: chop money paid to or by it on the opponents' turns, the settlement of a hand, and
@@ -14,29 +13,16 @@ turn) — every transfer is credited to the seat it belongs to (cf. PettingZoo i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from ..bot import BatchedPolicy, RandomBot
 from ..core.rules import RuleConfig
-from .batch import pick_legal
 from .vector_env import VectorEnv
 
-BatchedPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 MAX_OPPONENT_ROUNDS = 10_000
 """Inner steps in one learner step before giving up (a policy that never reaches the learner)."""
-
-
-class RandomLegalPolicy:
-    """The batched random opponent: a uniformly random legal action per row (compiled)."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        actions = np.empty(len(action_masks), dtype=np.int64)
-        pick_legal(np.ascontiguousarray(action_masks), self.rng.random(len(action_masks)), actions)
-        return actions
 
 
 class LearnerTables:
@@ -44,7 +30,7 @@ class LearnerTables:
 
     Args:
         num_tables, rules, seed, parallel: as for :class:`~.vector_env.VectorEnv`.
-        opponent: a batched policy for every other seat (default: :class:`RandomLegalPolicy`).
+        opponent: a batched policy for every other seat (default: :class:`~sam_env.bot.RandomBot`).
         learner_seats: the learner's seat at each table (an int for all, or one per table); by
             default table ``t`` seats the learner at ``t % n_players``, so a batch covers every seat.
 
@@ -70,7 +56,7 @@ class LearnerTables:
             raise TypeError(
                 f"opponent must be a batched policy (observations, action_masks) -> actions, got {opponent!r}"
             )
-        self.opponent = opponent if opponent is not None else RandomLegalPolicy(seed)
+        self.opponent = opponent if opponent is not None else RandomBot(seed)
         self.learner_seats = self._check_seats(learner_seats, n)
         self.reset_rewards = np.zeros(self.num_tables, dtype=np.float32)
         self.last_hands: dict[int, list] = {}

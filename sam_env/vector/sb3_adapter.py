@@ -16,9 +16,10 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
+from ..bot import BatchedPolicy
 from ..core.combos import N_COMBOS
 from ..core.rules import RuleConfig
-from .learner import BatchedPolicy, LearnerTables
+from .learner import LearnerTables
 
 
 class Sb3VecEnv(VecEnv):

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 import pytest
 
 from agents.greedy_bot import GreedyBot
+from agents.heuristic.compiled import BatchedHeuristic
 from agents.human import HumanPlayer, QuitGame, parse_move
+from agents.ppo.bot import PPOBot
 from agents.registry import UnknownAgentError, available, load_bot, make_agent
 from apps import play
-from sam_env import Bot
+from sam_env import BatchedPolicy, Bot, RandomBot, VectorEnv
 from sam_env.core import RuleConfig, SeatView, Table, combo_index
 
 
@@ -34,6 +37,31 @@ def test_every_bot_is_a_sam_env_bot_and_so_is_anything_with_act() -> None:
     assert isinstance(FirstLegal(), Bot)
     assert not isinstance(object(), Bot)
     assert not isinstance(lambda observation, view: 0, Bot)
+
+
+def test_the_batched_policies_are_one_protocol_beside_bot() -> None:
+    """What decides for a batch of seats at once has one shape too: ``policy(observations, masks) -> actions``."""
+    batch = VectorEnv(32, seed=4).reset()
+    policies = [RandomBot(seed=0), BatchedHeuristic(), PPOBot.pretrained("ppo").best_actions]
+    for policy in policies:
+        assert isinstance(policy, BatchedPolicy)
+        actions = policy(batch.observation, batch.action_mask)
+        assert actions.shape == (32,) and batch.action_mask[np.arange(32), actions].all()
+    assert not isinstance(GreedyBot(), BatchedPolicy)
+
+
+def test_the_random_player_is_one_bot_for_single_decisions_and_batches() -> None:
+    """``make_agent("random")`` is the batched random opponent too; both ways draw every legal move alike."""
+    bot = make_agent("random", seed=0)
+    assert type(bot) is RandomBot and isinstance(bot, Bot) and isinstance(bot, BatchedPolicy)
+    mask = np.zeros((20_000, 201), dtype=bool)
+    mask[:, [0, 5, 17, 200]] = True
+    picked = bot(np.zeros((20_000, 1), dtype=np.float32), mask)
+    counts = np.bincount(picked, minlength=201)[[0, 5, 17, 200]]
+    assert counts.sum() == 20_000 and (abs(counts - 5_000) < 300).all()
+    view = SeatView.of(Table(RuleConfig(), np.random.default_rng(0)).new_hand(), 0)
+    singles = [bot.act({"observation": np.zeros(1), "action_mask": mask[0]}, view) for _ in range(4_000)]
+    assert set(singles) == {0, 5, 17, 200} and (abs(np.bincount(singles)[[0, 5, 17, 200]] - 1_000) < 150).all()
 
 
 def test_unknown_agent_names_list_the_known_ones() -> None:

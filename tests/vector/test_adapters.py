@@ -7,8 +7,9 @@ import pytest
 import torch
 
 from sam_env import IllegalMoveError, RuleConfig, VectorEnv
+from sam_env.bot import RandomBot
 from sam_env.vector.gym_adapter import GymVectorEnv
-from sam_env.vector.learner import LearnerTables, RandomLegalPolicy
+from sam_env.vector.learner import LearnerTables
 from sam_env.vector.reference_check import random_actions
 from sam_env.vector.sb3_adapter import Sb3VecEnv
 
@@ -29,7 +30,7 @@ def test_inactive_tables_do_not_move() -> None:
         venv.step(actions, active=[1, 0, 1, 0])
 
 
-class CountingPolicy(RandomLegalPolicy):
+class CountingPolicy(RandomBot):
     def __init__(self) -> None:
         super().__init__(seed=0)
         self.calls: list[int] = []
@@ -133,7 +134,7 @@ def test_maskable_ppo_learns_a_few_hundred_steps_on_the_sb3_adapter() -> None:
     assert env.action_masks()[np.arange(16), actions].all()
 
 
-class RecordingOpponent(RandomLegalPolicy):
+class RecordingOpponent(RandomBot):
     """Random legal play that logs each move under the table it was made at (for a replay)."""
 
     def __init__(self, moves: list[list[tuple[bool, int]]]) -> None:

@@ -1,8 +1,8 @@
 """Rollouts on :class:`sam_env.VectorEnv`: every seat of every table played by batched policies.
 
 Each table's seats are drawn afresh for every hand: the learner (one network shared by all its
-seats), a frozen snapshot from the self-play pool, the compiled heuristic or the compiled random
-policy. Every step, the
+seats), a frozen snapshot from the self-play pool, the compiled heuristic or the random player
+(:class:`sam_env.RandomBot`, batched). Every step, the
 learner's forward pass covers all tables where a learner seat acts, and each frozen network one pass
 for the tables where it acts.
 
@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from agents.batched_heuristic import BatchedHeuristic
+from agents.heuristic.compiled import BatchedHeuristic
 from agents.ppo.network import ActorCritic
 from evaluation.stats import hand_metrics
 from sam_env import N_ACTIONS, VectorEnv
-from sam_env.vector.batch import pick_legal
+from sam_env.bot import RandomBot
 
 from .network import OracleCritic, sample
 
@@ -125,8 +125,8 @@ class Seating:
 
     Each seat is the learner with probability ``learner_share`` (at least one learner seat per
     table, chosen uniformly); the others are drawn from ``opponent_weights`` (``self_play``: a network
-    of the pool, uniformly; ``random``: the random-legal policy; ``heuristic``: the heuristic bot, compiled
-    and batched, :class:`agents.batched_heuristic.BatchedHeuristic`).
+    of the pool, uniformly; ``random``: :class:`sam_env.RandomBot`, batched; ``heuristic``: the heuristic bot, compiled
+    and batched, :class:`agents.heuristic.compiled.BatchedHeuristic`).
     """
 
     def __init__(
@@ -211,7 +211,7 @@ class Collector:
         self.reward_scale = reward_scale
         self.device = device
         self.deterministic_opponents = deterministic_opponents
-        self.rng = np.random.default_rng(seed)
+        self.random = RandomBot(seed)
         self.heuristic = BatchedHeuristic(venv.rules)
         n = venv.num_tables
         hidden_size = venv.hidden_size if oracle is not None else 0
@@ -271,9 +271,7 @@ class Collector:
                 actions[them] = self.heuristic(batch.observation[them], batch.action_mask[them])
             them = np.flatnonzero(occupant == RANDOM)
             if them.size:
-                out = np.zeros(them.size, dtype=np.int64)
-                pick_legal(batch.action_mask[them], self.rng.random(them.size), out)
-                actions[them] = out
+                actions[them] = self.random(batch.observation[them], batch.action_mask[them])
             now = time.perf_counter()
             stats.seconds["inference"] += now - clock
             clock = now

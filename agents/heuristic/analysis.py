@@ -1,6 +1,7 @@
 """Hand analysis for rule-based bots: splitting a hand into plays, and what the unseen cards can beat.
 
 Everything works on rank counts (13 ints, ``3`` … ``2``), because suits never decide a play.
+:mod:`.kernels` is the same analysis compiled, function by function, for :mod:`.compiled`.
 
 * :func:`best_split` partitions a hand into singles, pairs, triples, quads and straights,
   minimising the total *cost*: a play's cost is a static estimate of how likely it is to lose
@@ -29,7 +30,7 @@ Counts = tuple[int, ...]
 ONLY_TWOS_PENALTY = 3.0
 """Extra cost of a hand left with nothing but 2s: its last play would break RULES.md §11."""
 
-_PLAYABLE_KINDS = (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD, Kind.STRAIGHT)
+PLAYABLE_KINDS = (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD, Kind.STRAIGHT)
 
 
 def _control(combo_id: int) -> float:
@@ -59,7 +60,7 @@ def _control(combo_id: int) -> float:
 
 
 COST: tuple[float, ...] = tuple(
-    1.0 - _control(i) if COMBOS[i].kind in _PLAYABLE_KINDS else float("inf") for i in range(N_COMBOS)
+    1.0 - _control(i) if COMBOS[i].kind in PLAYABLE_KINDS else float("inf") for i in range(N_COMBOS)
 )
 """Static cost of each combination id: 1 minus its estimated chance to hold the trick."""
 
@@ -71,14 +72,14 @@ def _containing(rank: int, with_two: bool) -> tuple[int, ...]:
     ids = [
         c.id
         for c in COMBOS
-        if c.kind in _PLAYABLE_KINDS
-        and any(r == rank for r, _ in c.needs)
-        and (with_two or not STRAIGHT_WITH_TWO[c.id])
+        if c.kind in PLAYABLE_KINDS and any(r == rank for r, _ in c.needs) and (with_two or not STRAIGHT_WITH_TWO[c.id])
     ]
     return tuple(ids)
 
 
-_CONTAINING = {w: tuple(_containing(r, w) for r in range(N_RANKS)) for w in (True, False)}
+CONTAINING = {w: tuple(_containing(r, w) for r in range(N_RANKS)) for w in (True, False)}
+"""``CONTAINING[with_two][rank]``: the playable combination ids that use ``rank``, in the order the
+splits try them (the compiled kernels read the same table)."""
 
 
 def counts_after(counts: Counts, combo_id: int) -> Counts:
@@ -108,7 +109,7 @@ def best_split(counts: Counts, with_two: bool = True) -> tuple[float, tuple[int,
     if first is None:
         return 0.0, ()
     best: tuple[float, tuple[int, ...]] | None = None
-    for cid in _CONTAINING[with_two][first]:
+    for cid in CONTAINING[with_two][first]:
         if not formable(counts, cid):
             continue
         cost, rest = best_split(counts_after(counts, cid), with_two)
@@ -146,9 +147,9 @@ def sam_plan(counts: Counts, unseen_counts: Counts, rules: RuleConfig) -> tuple[
     safe = frozenset(
         c.id
         for c in COMBOS
-        if c.kind in _PLAYABLE_KINDS and LEADS[c.id] and allowed[c.id] and not beatable(c.id, possible)
+        if c.kind in PLAYABLE_KINDS and LEADS[c.id] and allowed[c.id] and not beatable(c.id, possible)
     )
-    found = _safe_partition(counts, safe)
+    found = safe_partition(counts, safe)
     if found is None:
         return None
     twos = [c for c in found if COMBOS[c].only_twos]
@@ -156,14 +157,14 @@ def sam_plan(counts: Counts, unseen_counts: Counts, rules: RuleConfig) -> tuple[
     return (*twos, *others) if others else None
 
 
-def _safe_partition(counts: Counts, safe: frozenset[int]) -> tuple[int, ...] | None:
+def safe_partition(counts: Counts, safe: frozenset[int]) -> tuple[int, ...] | None:
     """Any partition of ``counts`` into combinations from ``safe``, or None."""
     first = next((r for r, c in enumerate(counts) if c), None)
     if first is None:
         return ()
-    for cid in _CONTAINING[True][first]:
+    for cid in CONTAINING[True][first]:
         if cid in safe and formable(counts, cid):
-            rest = _safe_partition(counts_after(counts, cid), safe)
+            rest = safe_partition(counts_after(counts, cid), safe)
             if rest is not None:
                 return (cid, *rest)
     return None

@@ -1,6 +1,6 @@
 """The heuristic bot: plays Sâm the way a decent human does.
 
-It splits its hand into few strong plays (:func:`~agents.hand_analysis.best_split`) and then:
+It splits its hand into few strong plays (:func:`~.analysis.best_split`) and then:
 
 * **leads** its weakest play, keeping 2s, quads and other control plays for later; near the end
   it cashes plays nobody can beat and keeps one that is not only 2s for last (RULES.md §11); it
@@ -15,10 +15,11 @@ It splits its hand into few strong plays (:func:`~agents.hand_analysis.best_spli
 * respects **báo 1** (§7): when the next seat holds one card it plays a combination of two or more
   cards or its highest single, whatever the ``bao1`` option makes legal;
 * **declares Sâm** only with a proof — an order of plays no combination of the unseen cards can
-  beat, the last one not only 2s (:func:`~agents.hand_analysis.sam_plan`) — and **blocks** any
+  beat, the last one not only 2s (:func:`~.analysis.sam_plan`) — and **blocks** any
   other seat's Sâm with the first play it can make.
 
-The thresholds below were tuned in duplicate matches against the greedy bot (``sam-eval``).
+The thresholds below were tuned in duplicate matches against the greedy bot (``sam-eval``);
+:mod:`.compiled` makes the same moves for whole batches of VectorEnv seats.
 """
 
 from __future__ import annotations
@@ -32,9 +33,8 @@ from sam_env.bot import Bot
 from sam_env.core import COMBOS, NO_PLAY, Kind, Phase, SeatView
 from sam_env.core.cards import N_RANKS, rank_counts
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM, PASS, TWOS_CHOPPED
-from sam_env.deprecation import deprecated_names
 
-from .hand_analysis import (
+from .analysis import (
     COST,
     Counts,
     beatable,
@@ -112,7 +112,7 @@ class HeuristicBot(Bot):
                 top = _highest_single(plays)
                 return top if 1 in risky and top is not None else min(candidates, key=_strength)
             candidates = other
-        weak = [a for a in candidates if not _is_reserve(a)] or candidates
+        weak = [a for a in candidates if not is_reserve(a)] or candidates
         return max(weak, key=lambda a: (COST[a], COMBOS[a].size, -COMBOS[a].key))
 
     # ------------------------------------------------------------------ following
@@ -196,7 +196,7 @@ def _finishes_on_twos(counts: Counts, action: int) -> bool:
     return COMBOS[action].only_twos and sum(counts_after(counts, action)) == 0
 
 
-def _is_reserve(action: int) -> bool:
+def is_reserve(action: int) -> bool:
     """Plays a good player keeps back: anything with 2s, quads, and other likely trick winners."""
     combo = COMBOS[action]
     return (combo.twos > 0 and combo.kind != Kind.STRAIGHT) or combo.kind == Kind.QUAD or COST[action] < 0.5
@@ -222,6 +222,3 @@ def _sure_finish(rest: Counts, possible: np.ndarray, with_two: bool) -> bool:
         return False
     _, split = best_split(rest, with_two)
     return sum(beatable(a, possible) for a in split) <= 1
-
-
-__getattr__ = deprecated_names(__name__, {"HeuristicAgent": (HeuristicBot, "agents.heuristic_bot.HeuristicBot")})

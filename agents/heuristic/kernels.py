@@ -1,18 +1,19 @@
-"""Hand analysis for the compiled heuristic bot (:mod:`agents.batched_heuristic`), in numba.
+"""Hand analysis for the compiled heuristic bot (:mod:`.compiled`), in numba.
 
-Why a second copy of :mod:`agents.hand_analysis`: the heuristic's decisions need best splits, beaters
-and Sâm plans for every seat of thousands of tables a step, which Python cannot give fast enough. These
-kernels follow ``hand_analysis`` function by function, with its iteration orders and tie-breaking.
+Why a second copy of :mod:`.analysis`: the heuristic's decisions need best splits, beaters and Sâm
+plans for every seat of thousands of tables a step, which Python cannot give fast enough. These
+kernels follow :mod:`.analysis` function by function, with its iteration orders and tie-breaking.
 
 Hands are rank counts packed 3 bits a rank into one int64 (a *code*), so playing a combination is
 one subtraction of its code. The best split of every hand met is memoised in two typed dicts (cost,
 first combination), like ``best_split``'s ``lru_cache``; a split is read back by following the first
-combinations. ``T`` is the tuple of per-combination arrays built by :func:`combo_tables`.
+combinations. ``T`` is the :class:`ComboTables` of the table's rules, built by :func:`combo_tables`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -26,9 +27,9 @@ from sam_env.core.rules import CARDS_PER_HAND
 from sam_env.vector.cache import SOURCES as ENGINE_SOURCES
 from sam_env.vector.cache import drop_stale_cache
 
-from . import hand_analysis, heuristic_bot
-from .hand_analysis import _CONTAINING, COST, ONLY_TWOS_PENALTY
-from .heuristic_bot import _is_reserve
+from . import analysis, bot
+from .analysis import CONTAINING, COST, ONLY_TWOS_PENALTY
+from .bot import is_reserve
 
 SINGLE, STRAIGHT = int(Kind.SINGLE), int(Kind.STRAIGHT)
 TWO = int(Rank.TWO)
@@ -36,42 +37,69 @@ BITS = 3
 """Bits per rank in a hand code: counts 0..4."""
 
 
-def combo_tables(rules: RuleConfig) -> tuple:
-    """Per-combination arrays the kernels read; the order is the kernels' ``T`` argument."""
+class ComboTables(NamedTuple):
+    """Per-combination arrays the kernels read (index: combination id), for one table's rules."""
+
+    kind: np.ndarray
+    """``int64``: the :class:`~sam_env.core.Kind`."""
+    key: np.ndarray
+    """``int64``: the rank that orders combinations of a kind."""
+    size: np.ndarray
+    """``int64``: cards played."""
+    only_twos: np.ndarray
+    """``bool``: made of 2s alone."""
+    reserve: np.ndarray
+    """``bool``: a play the bot keeps back (:func:`.bot.is_reserve`)."""
+    cost: np.ndarray
+    """``float64``: :data:`.analysis.COST`."""
+    needs: np.ndarray
+    """``int64[N_COMBOS, 13]``: cards of each rank it takes."""
+    need_code: np.ndarray
+    """``int64``: ``needs`` as a hand code (playing it subtracts this)."""
+    beats: np.ndarray
+    """``bool[N_COMBOS, N_COMBOS]``: ``beats[a, b]``, a may be played on b (chops included)."""
+    allowed: np.ndarray
+    """``bool``: what the rules allow."""
+    sam_candidate: np.ndarray
+    """``bool``: playable, leadable and allowed (a play of a Sâm plan)."""
+    twos_chopped: np.ndarray
+    """``int64``: 2s a quad played on it would chop."""
+    containing: np.ndarray
+    """``int64[13, w]``: :data:`.analysis.CONTAINING` under these rules' ``straights_with_two``, padded with -1."""
+    containing_any: np.ndarray
+    """The same with straights through 2 included (what Sâm plans try)."""
+
+
+def combo_tables(rules: RuleConfig) -> ComboTables:
+    """The :class:`ComboTables` of ``rules``: the kernels' ``T`` argument."""
     kind = np.array([c.kind for c in COMBOS], dtype=np.int64)
-    key = np.array([c.key for c in COMBOS], dtype=np.int64)
-    size = np.array([c.size for c in COMBOS], dtype=np.int64)
-    only_twos = np.array([c.only_twos for c in COMBOS], dtype=np.bool_)
-    reserve = np.array([c.kind >= Kind.SINGLE and _is_reserve(c.id) for c in COMBOS], dtype=np.bool_)
     needs = np.zeros((N_COMBOS, N_RANKS), dtype=np.int64)
     for c in COMBOS:
         for r, k in c.needs:
             needs[c.id, r] = k
-    need_code = (needs << (BITS * np.arange(N_RANKS, dtype=np.int64))).sum(axis=1)
     allowed = np.asarray(rule_tables(rules).allowed, dtype=np.bool_)
     playable = (kind >= SINGLE) & (kind <= STRAIGHT)
-    sam_candidate = playable & np.asarray(LEADS, dtype=np.bool_) & allowed
-    return (
-        kind,
-        key,
-        size,
-        only_twos,
-        reserve,
-        np.asarray(COST, dtype=np.float64),
-        needs,
-        need_code,
-        np.ascontiguousarray(BEATS, dtype=np.bool_),
-        allowed,
-        sam_candidate,
-        np.asarray(TWOS_CHOPPED, dtype=np.int64),
-        containing_table(rules.straights_with_two),
-        containing_table(True),
+    return ComboTables(
+        kind=kind,
+        key=np.array([c.key for c in COMBOS], dtype=np.int64),
+        size=np.array([c.size for c in COMBOS], dtype=np.int64),
+        only_twos=np.array([c.only_twos for c in COMBOS], dtype=np.bool_),
+        reserve=np.array([c.kind >= Kind.SINGLE and is_reserve(c.id) for c in COMBOS], dtype=np.bool_),
+        cost=np.asarray(COST, dtype=np.float64),
+        needs=needs,
+        need_code=(needs << (BITS * np.arange(N_RANKS, dtype=np.int64))).sum(axis=1),
+        beats=np.ascontiguousarray(BEATS, dtype=np.bool_),
+        allowed=allowed,
+        sam_candidate=playable & np.asarray(LEADS, dtype=np.bool_) & allowed,
+        twos_chopped=np.asarray(TWOS_CHOPPED, dtype=np.int64),
+        containing=containing_table(rules.straights_with_two),
+        containing_any=containing_table(True),
     )
 
 
 def containing_table(with_two: bool) -> np.ndarray:
-    """``int64[13, w]``: :data:`agents.hand_analysis._CONTAINING` padded with -1."""
-    rows = _CONTAINING[with_two]
+    """``int64[13, w]``: :data:`.analysis.CONTAINING` padded with -1."""
+    rows = CONTAINING[with_two]
     out = np.full((N_RANKS, max(len(r) for r in rows)), -1, dtype=np.int64)
     for r, ids in enumerate(rows):
         out[r, : len(ids)] = ids
@@ -124,9 +152,9 @@ def read_code(obs: np.ndarray, start: int) -> int:
 
 
 @njit(cache=True)
-def solve(code: int, T: tuple, memo_cost: Dict, memo_first: Dict) -> None:
+def solve(code: int, T: ComboTables, memo_cost: Dict, memo_first: Dict) -> None:
     """Fill the memo with ``best_split`` of ``code`` and of every hand it needs (explicit stack)."""
-    cost, needs, need_code, cont = T[5], T[6], T[7], T[12]
+    cost, needs, need_code, cont = T.cost, T.needs, T.need_code, T.containing
     # Each level pushes at most one row of CONTAINING (47 ids) and a hand has at most 10 levels, so
     # the stack never holds more than about 471 codes.
     stack = np.empty(1024, dtype=np.int64)
@@ -169,7 +197,7 @@ def solve(code: int, T: tuple, memo_cost: Dict, memo_first: Dict) -> None:
 
 
 @njit(cache=True)
-def split_of(code: int, T: tuple, memo_cost: Dict, memo_first: Dict) -> np.ndarray:
+def split_of(code: int, T: ComboTables, memo_cost: Dict, memo_first: Dict) -> np.ndarray:
     """The combination ids of ``best_split(code)``, in its order."""
     solve(code, T, memo_cost, memo_first)
     out = np.empty(CARDS_PER_HAND, dtype=np.int64)
@@ -178,20 +206,20 @@ def split_of(code: int, T: tuple, memo_cost: Dict, memo_first: Dict) -> np.ndarr
         cid = memo_first[code]
         out[n] = cid
         n += 1
-        code -= T[7][cid]
+        code -= T.need_code[cid]
     return out[:n]
 
 
 @njit(cache=True)
-def plan_cost(code: int, T: tuple, memo_cost: Dict, memo_first: Dict) -> float:
+def plan_cost(code: int, T: ComboTables, memo_cost: Dict, memo_first: Dict) -> float:
     solve(code, T, memo_cost, memo_first)
     return memo_cost[code] + (ONLY_TWOS_PENALTY if is_only_twos(code) else 0.0)
 
 
 @njit(cache=True)
-def beaters(unseen: int, max_size: int, T) -> np.ndarray:
-    """``hand_analysis.beaters``: the combinations of at most ``max_size`` cards the unseen cards form."""
-    size, needs, allowed = T[2], T[6], T[9]
+def beaters(unseen: int, max_size: int, T: ComboTables) -> np.ndarray:
+    """``analysis.beaters``: the combinations of at most ``max_size`` cards the unseen cards form."""
+    size, needs, allowed = T.size, T.needs, T.allowed
     out = np.zeros(size.size, dtype=np.bool_)
     for cid in range(size.size):
         out[cid] = allowed[cid] and size[cid] <= max_size and formable(unseen, cid, needs)
@@ -199,8 +227,8 @@ def beaters(unseen: int, max_size: int, T) -> np.ndarray:
 
 
 @njit(cache=True)
-def beatable(cid: int, possible: np.ndarray, T) -> bool:
-    beats = T[8]
+def beatable(cid: int, possible: np.ndarray, T: ComboTables) -> bool:
+    beats = T.beats
     for c in range(possible.size):  # noqa: SIM110 - numba compiles no generator expressions
         if possible[c] and beats[c, cid]:
             return True
@@ -208,12 +236,12 @@ def beatable(cid: int, possible: np.ndarray, T) -> bool:
 
 
 @njit(cache=True)
-def sam_first(code: int, unseen: int, T) -> int:
-    """First play of ``hand_analysis.sam_plan``, or -1 where it returns None (a depth-first search
+def sam_first(code: int, unseen: int, T: ComboTables) -> int:
+    """First play of ``analysis.sam_plan``, or -1 where it returns None (a depth-first search
     over the same candidates in the same order, with an explicit stack)."""
-    only_twos, needs, need_code, cont = T[3], T[6], T[7], T[13]
+    only_twos, needs, need_code, cont = T.only_twos, T.needs, T.need_code, T.containing_any
     possible = beaters(unseen, MAX_STRAIGHT, T)
-    safe = T[10].copy()
+    safe = T.sam_candidate.copy()
     for cid in range(safe.size):
         if safe[cid] and beatable(cid, possible, T):
             safe[cid] = False
@@ -249,18 +277,18 @@ def sam_first(code: int, unseen: int, T) -> int:
     return -1
 
 
-# The kernels of this module and of agents.batched_heuristic freeze the bot's thresholds and the rules'
-# constants when they compile: a change to any of these files must recompile them, not load them from
-# numba's cache. Checked here, which both modules import before any kernel runs.
+# The kernels of this module and of .compiled freeze the bot's thresholds and the rules' constants
+# when they compile: a change to any of these files must recompile them, not load them from numba's
+# cache. Checked here, which both modules import before any kernel runs.
 drop_stale_cache(
     solve,
     sources=(
         Path(__file__),
-        Path(__file__).with_name("batched_heuristic.py"),
-        Path(heuristic_bot.__file__),
-        Path(hand_analysis.__file__),
+        Path(__file__).with_name("compiled.py"),
+        Path(bot.__file__),
+        Path(analysis.__file__),
         *ENGINE_SOURCES,
     ),
-    modules={Path(__file__).stem, "batched_heuristic"},
-    stamp_name="agents_batched_heuristic_sources.sha256",
+    modules={Path(__file__).stem, "compiled"},
+    stamp_name="agents_heuristic_sources.sha256",
 )

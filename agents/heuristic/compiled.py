@@ -1,18 +1,18 @@
 """The heuristic bot compiled for whole batches of VectorEnv tables.
 
-Why: :class:`~agents.heuristic_bot.HeuristicBot` costs about 44 µs a decision in Python given the
+Why: :class:`~.bot.HeuristicBot` costs about 44 µs a decision in Python given the
 environment's view, about 100 µs when a VectorEnv seat's view must first be read back from its
 observation, so a trainer whose opponents are mostly heuristic
 seats would spend nearly all its time there. :class:`BatchedHeuristic` makes the same decisions
-with numba kernels, for every table of a batch in one call: it is a *batched policy*
-(:mod:`sam_env.vector.learner`), usable wherever one is taken.
+with numba kernels, for every table of a batch in one call: it is a
+:class:`sam_env.bot.BatchedPolicy`, usable wherever one is taken.
 
-It is a line-by-line port of :mod:`agents.heuristic_bot` and :mod:`agents.hand_analysis`, down to
+It is a line-by-line port of :mod:`.bot` and :mod:`.analysis`, down to
 their tie-breaking (first of equals in the Python iteration order), reading the seat's view from
 its observation vector (at the block offsets of :func:`sam_env.vector.tables.observation_offsets`,
 the compiled encoder's; the observer is relative seat 0, and suits do not matter to the bot). The
-hand analysis it needs is in :mod:`agents.hand_kernels` (packed rank counts, memoised best splits).
-``tests/agents/test_batched_heuristic.py`` checks that it makes HeuristicBot's move at every
+hand analysis it needs is in :mod:`.kernels` (packed rank counts, memoised best splits).
+``tests/agents/test_heuristic_compiled.py`` checks that it makes HeuristicBot's move at every
 decision of many hands, over random rule configurations.
 """
 
@@ -40,7 +40,9 @@ from sam_env.vector.tables import (
     observation_offsets,
 )
 
-from .hand_kernels import (
+from .bot import CONTEST_CARDS, CRITICAL_CARDS, FOLLOW_GAIN
+from .kernels import (
+    ComboTables,
     beatable,
     beaters,
     combo_tables,
@@ -51,7 +53,6 @@ from .hand_kernels import (
     sam_first,
     split_of,
 )
-from .heuristic_bot import CONTEST_CARDS, CRITICAL_CARDS, FOLLOW_GAIN
 
 SINGLE, QUAD, DOUBLE_QUAD = int(Kind.SINGLE), int(Kind.QUAD), int(Kind.DOUBLE_QUAD)
 N_PHASES, SAM_DECISION = len(Phase), int(Phase.SAM_DECISION)
@@ -61,9 +62,9 @@ N_PHASES, SAM_DECISION = len(Phase), int(Phase.SAM_DECISION)
 
 
 @njit(cache=True)
-def _allowed_plays(mask: np.ndarray, code: int, responsible: bool, T) -> np.ndarray:
-    """``heuristic_bot._allowed_plays``: legal plays, singles only the highest when responsible."""
-    kind, key = T[0], T[1]
+def _allowed_plays(mask: np.ndarray, code: int, responsible: bool, T: ComboTables) -> np.ndarray:
+    """``bot._allowed_plays``: legal plays, singles only the highest when responsible."""
+    kind, key = T.kind, T.key
     top = -1
     for r in range(N_RANKS):
         if count(code, r):
@@ -78,8 +79,16 @@ def _allowed_plays(mask: np.ndarray, code: int, responsible: bool, T) -> np.ndar
 
 
 @njit(cache=True)
-def _lead(code, unseen, plays, opponents, T, memo_cost, memo_first) -> int:
-    kind, key, size, only_twos, reserve, cost, need_code = T[0], T[1], T[2], T[3], T[4], T[5], T[7]
+def _lead(code, unseen, plays, opponents, T: ComboTables, memo_cost, memo_first) -> int:
+    kind, key, size, only_twos, reserve, cost, need_code = (
+        T.kind,
+        T.key,
+        T.size,
+        T.only_twos,
+        T.reserve,
+        T.cost,
+        T.need_code,
+    )
     parts = split_of(code, T, memo_cost, memo_first)
     for a in plays:
         if code == need_code[a] and not only_twos[a]:
@@ -154,7 +163,7 @@ def _lead(code, unseen, plays, opponents, T, memo_cost, memo_first) -> int:
 
 
 @njit(cache=True)
-def _sure_finish(rest, possible, T, memo_cost, memo_first) -> bool:
+def _sure_finish(rest, possible, T: ComboTables, memo_cost, memo_first) -> bool:
     if rest == 0:
         return True
     if is_only_twos(rest):
@@ -166,8 +175,8 @@ def _sure_finish(rest, possible, T, memo_cost, memo_first) -> bool:
 
 
 @njit(cache=True)
-def _follow(code, unseen, mask, responsible, table, opponents, answering, T, memo_cost, memo_first) -> int:
-    kind, key, only_twos, need_code, twos_chopped = T[0], T[1], T[3], T[7], T[11]
+def _follow(code, unseen, mask, responsible, table, opponents, answering, T: ComboTables, memo_cost, memo_first) -> int:
+    kind, key, only_twos, need_code, twos_chopped = T.kind, T.key, T.only_twos, T.need_code, T.twos_chopped
     allowed = _allowed_plays(mask, code, responsible, T)
     plays = np.empty(allowed.size, dtype=np.int64)
     n = 0
@@ -212,7 +221,7 @@ def _follow(code, unseen, mask, responsible, table, opponents, answering, T, mem
 
 
 @njit(cache=True)
-def _decide(obs: np.ndarray, mask: np.ndarray, L: np.ndarray, T: tuple, memo_cost: Dict, memo_first: Dict) -> int:
+def _decide(obs: np.ndarray, mask: np.ndarray, L: np.ndarray, T: ComboTables, memo_cost: Dict, memo_first: Dict) -> int:
     """HeuristicBot.act for the seat whose observation is ``obs`` (it is relative seat 0)."""
     n_players = L[O_OUT] - L[O_PASSED]
     code, unseen = read_code(obs, L[O_HAND]), read_code(obs, L[O_UNSEEN])
@@ -263,15 +272,16 @@ def _decide(obs: np.ndarray, mask: np.ndarray, L: np.ndarray, T: tuple, memo_cos
 
 
 @njit(cache=True)
-def _decide_all(
+def decide_all(
     observations: np.ndarray,
     masks: np.ndarray,
     out: np.ndarray,
     L: np.ndarray,
-    T: tuple,
+    T: ComboTables,
     memo_cost: Dict,
     memo_first: Dict,
 ) -> None:
+    """``out[i]``: the move for row ``i`` of a batch (the kernel :class:`BatchedHeuristic` calls)."""
     for i in range(out.size):
         out[i] = _decide(observations[i], masks[i], L, T, memo_cost, memo_first)
 
@@ -304,5 +314,5 @@ class BatchedHeuristic:
         if not masks.any(axis=1).all():
             raise ValueError("every row of action_masks needs at least one legal action")
         out = np.empty(len(obs), dtype=np.int64)
-        _decide_all(obs, masks, out, self._layout, self._tables, self._memo_cost, self._memo_first)
+        decide_all(obs, masks, out, self._layout, self._tables, self._memo_cost, self._memo_first)
         return out

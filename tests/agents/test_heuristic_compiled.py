@@ -1,4 +1,4 @@
-"""The compiled heuristic (agents.batched_heuristic) makes HeuristicBot's move at every decision.
+"""The compiled heuristic (agents.heuristic.compiled) makes HeuristicBot's move at every decision.
 
 Hands are played in the reference environment; at every decision the batched policy gets the seat's
 observation and mask (as a VectorEnv row) and must return what HeuristicBot returns from the
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import sam_env
-from agents.batched_heuristic import BatchedHeuristic
-from agents.heuristic_bot import HeuristicBot
+from agents.heuristic.bot import HeuristicBot
+from agents.heuristic.compiled import BatchedHeuristic
 from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
