@@ -49,7 +49,7 @@ only model, where the heuristic alone (−0.21) and the two networks without it 
 it is given, quirks included, and a mix is one way to share fewer quirks with any one opponent. At other
 table sizes the network models every seat (untested mixes are not shipped). The budget matters less
 than the model: in the model's own terms, 256 deals instead of 64 add about 9 % to what the search gains
-over the network (``benchmarks/search_convergence.py``).
+over the network (``experiments/search_convergence.py``).
 
 Why inference: uniform deals ignore what the other seats' play says about their cards, the classic
 weakness of perfect-information Monte Carlo; weighing deals by how well the models explain that play is

@@ -1,32 +1,39 @@
-"""Duplicate-match tasks on a Ray cluster instead of local worker processes (``sam-eval --ray``).
+"""Tasks on a Ray cluster instead of local worker processes (``sam-eval --ray``).
 
-The tasks are the same :class:`~.tournament.Task` chunks the local process pool plays, each run by
-the same :func:`~.tournament.run_task` as a Ray task. Every hand reseeds its agents from
-``(seed, deal, rotation, slot)``, so where a chunk runs changes nothing: the numbers match the
-local pool's for the same seed, on any number of machines.
+:func:`run_on_ray` runs any function over a list of tasks as Ray tasks, with data every task shares
+sent once; the tournament (:func:`.tournament.run_matches`) hands it its chunks of deals and its
+:func:`~.tournament.run_task`, so this module imports nothing of the tournament's. Every hand
+reseeds its agents from ``(seed, deal, rotation, slot)``, so where a chunk runs changes nothing:
+the numbers match the local pool's for the same seed, on any number of machines.
 
 Every node must have this project installed (``pip install -e ".[rllib]"``), and checkpoint paths
-named as bots must exist on every node at the same path. Needs the ``rllib`` extra (Ray);
-nothing imports this module unless ``--ray`` is given.
+named as bots must exist on every node at the same path. Needs the ``rllib`` extra (Ray); nothing
+imports this module unless ``--ray`` is given.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
-import numpy as np
+Task = TypeVar("Task")
+Shared = TypeVar("Shared")
+Result = TypeVar("Result")
 
-from .tournament import Match, Task, run_task
 
+def run_on_ray(
+    function: Callable[[Task, Shared], Result],
+    tasks: Sequence[Task],
+    shared: Shared,
+    address: str | None,
+    num_cpus: int,
+) -> Iterator[Result]:
+    """Yield ``function(task, shared)`` for every task as Ray finishes them (in any order).
 
-def run_tasks_on_ray(
-    tasks: Sequence[Task], matches: Sequence[Match], address: str | None, num_cpus: int
-) -> Iterator[tuple[Task, np.ndarray, np.ndarray, np.ndarray]]:
-    """Yield ``run_task(task, matches)`` for every task as Ray finishes them (in any order).
-
-    The matches (bot specs, in-memory checkpoints included) go to Ray's object store once and every
-    task reads them from there, as the local pool sends them once to each worker process.
+    ``shared`` (for the tournament: the matches, bot specs and in-memory checkpoints included) goes
+    to Ray's object store once and every task reads it from there, as the local pool sends it once
+    to each worker process. ``function`` must be importable on every node (a module-level function).
 
     Joins the cluster at ``address`` (or ``RAY_ADDRESS``); without either, starts a local Ray on
     ``num_cpus`` CPUs. A Ray started here is shut down when the tasks are done or on an error.
@@ -41,9 +48,9 @@ def run_tasks_on_ray(
         else:
             ray.init(num_cpus=num_cpus, include_dashboard=False)
     try:
-        play = ray.remote(num_cpus=1)(run_task)
-        shared = ray.put(tuple(matches))
-        pending = [play.remote(task, shared) for task in tasks]
+        play = ray.remote(num_cpus=1)(function)
+        stored = ray.put(shared)
+        pending = [play.remote(task, stored) for task in tasks]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])

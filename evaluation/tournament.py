@@ -285,9 +285,9 @@ def run_matches(
             bar.update(values.shape[0] * values.shape[1])
 
         if ray:
-            from .ray_pool import run_tasks_on_ray  # Ray is an optional extra, imported only here
+            from .ray_pool import run_on_ray  # Ray is an optional extra, imported only here
 
-            for outcome in run_tasks_on_ray(tasks, matches, ray_address, workers):
+            for outcome in run_on_ray(run_task, tasks, tuple(matches), ray_address, workers):
                 collect(*outcome)
         elif workers == 1:
             for task in tasks:

@@ -2,7 +2,7 @@
 
 ``sam_env.core`` stays the readable reference; this package mirrors it in numba kernels over
 flat arrays and is proven equal to it (and to ``sam_env.env()``) by a differential test
-(:mod:`.reference_check`, ``tests/vector``, ``benchmarks/differential_vector.py``).
+(:mod:`.reference_check`, ``tests/vector``, ``experiments/differential_vector.py``).
 
 * :mod:`.tables`: the arrays (state fields, the combination table, rule parameters, offsets);
 * :mod:`.play`: one hand's rules (legal moves, a move, chops, settlement), :mod:`.deal`: dealing,

@@ -9,7 +9,7 @@ hand is left to the reference's own table logic (§6) and compared, except for t
 leader, which comes from each engine's own generator.
 
 Used by ``tests/vector/test_differential.py`` (a sample in the suite) and by
-``benchmarks/differential_vector.py`` (a million hands).
+``experiments/differential_vector.py`` (a million hands).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ once (the previous winner leads, RULES.md §6), so every table always has a seat
 
 The engine is proven equal to the reference :mod:`sam_env.core` (and to ``sam_env.env()``'s
 observations, masks, rewards and ledgers) by the differential test in ``tests/vector`` and the
-script ``benchmarks/differential_vector.py``.
+script ``experiments/differential_vector.py``.
 """
 
 from __future__ import annotations

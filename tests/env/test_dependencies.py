@@ -146,6 +146,53 @@ def test_no_module_imports_a_layer_above_it(folder: str, forbidden: tuple[str, .
     assert not offenders, sorted(offenders)
 
 
+def _module_graph() -> dict[str, set[str]]:
+    """Every project module and the project modules it imports by name (lazy imports included);
+    ``from package import module`` counts as importing that module, not the package."""
+    files: dict[str, Path] = {}
+    for folder in ("sam_env", "agents", "evaluation", "training", "apps"):
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package if node.level else ""
+                module = ".".join(p for p in (base, node.module or "") if p)
+                found.update(f"{module}.{a.name}" if f"{module}.{a.name}" in files else module for a in node.names)
+        graph[name] = {m for m in found if m in files and m != name}
+    return graph
+
+
+def test_no_import_cycles() -> None:
+    """A module that imports, even lazily, a module that imports it back hides which one is the layer below."""
+    graph = _module_graph()
+    assert {"evaluation.tournament", "evaluation.ray_pool", "training.trainers"} <= set(graph)
+    assert "evaluation.ray_pool" in graph["evaluation.tournament"]  # lazy imports are seen
+    cycles = []
+    for start in sorted(graph):
+        path, seen = [start], set()
+        stack = [iter(sorted(graph[start]))]
+        while stack:  # depth-first: a path back to ``start`` is a cycle through it
+            step = next(stack[-1], None)
+            if step is None:
+                stack.pop()
+                path.pop()
+            elif step == start:
+                cycles.append(" -> ".join([*path, start]))
+                break
+            elif step not in seen and step > start:  # each cycle once, from its smallest module
+                seen.add(step)
+                path.append(step)
+                stack.append(iter(sorted(graph[step])))
+    assert not cycles, cycles
+
+
 SIZE_LIMITS = {"train.py": 200, **{folder: 450 for folder in ("sam_env", "agents", "evaluation", "apps", "training")}}
 
 

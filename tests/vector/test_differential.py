@@ -3,7 +3,7 @@
 At every step both must show the same seat to act, mask, observations (every seat's), state,
 ledger so far, rewards per seat and hand results (:class:`sam_env.vector.reference_check.ShadowTables`).
 Here: a sample of random rule configurations, every configuration of the env tests, and every
-golden scenario replayed move by move. ``benchmarks/differential_vector.py`` runs a million hands.
+golden scenario replayed move by move. ``experiments/differential_vector.py`` runs a million hands.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ The hindsight rate bounds any declaring policy from above: a declaration outside
 some seat that answers whenever it can. Declaring exactly those hands at n seats would win at most
 ``rate × (n − 1) × sam_unit`` X per hand, less what those strong hands win without a Sâm.
 
-    python benchmarks/sam_potential.py [--deals 20000] [--players 4] [--seed 0]
+    python experiments/sam_potential.py [--deals 20000] [--players 4] [--seed 0]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ and two fresh MLPs of the config's ``vf_layers`` are fitted on 80 % of the decis
 observation, one on the observation and the hidden hands. Their explained variance on the held-out
 20 % says how much of the return each can predict.
 
-    python benchmarks/critic_information.py [--bot ppo] [--rollouts 8] [--epochs 15]
+    python experiments/critic_information.py [--bot ppo] [--rollouts 8] [--epochs 15]
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ observation, every seat's rewards, and each finished hand's result and ledger; e
 in ``--workers`` processes until ``--hands`` hands have been compared; the first disagreement
 stops the run with the table, rule configuration and moves of the hand.
 
-    python benchmarks/differential_vector.py --hands 1000000 --workers 2
-    python benchmarks/differential_vector.py --hands 2000 --workers 1     # a quick look
+    python experiments/differential_vector.py --hands 1000000 --workers 2
+    python experiments/differential_vector.py --hands 2000 --workers 1     # a quick look
 
 The reference side (tens of microseconds per decision of Python) sets the pace: about 25k
 decisions (900 hands) per second per core with ``--full-every 8``.

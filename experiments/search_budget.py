@@ -8,7 +8,7 @@ is a paired difference over deals (95 % CI), and so is its gain over the first s
 cost is CPU time per searched decision (one with more than one legal move), timed on one core over
 the decisions of a few hands. Writes ``search_budget.md`` and ``search_budget.png``.
 
-    python benchmarks/search_budget.py [--deals 300] [--budgets 64x8 64x8:ppo_v1+heuristic/512] [--workers 2]
+    python experiments/search_budget.py [--deals 300] [--budgets 64x8 64x8:ppo_v1+heuristic/512] [--workers 2]
 
 The searches are registered by name before the tournament's worker processes start, so they reach
 workers that are forked (the default on Linux before Python 3.14).

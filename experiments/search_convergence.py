@@ -10,7 +10,7 @@ measured without).
 If the gain barely grows with the deals, a bigger budget cannot help much, and what the bot still
 leaves on the table is the model's error, not sampling noise. Writes ``search_convergence.md``.
 
-    python benchmarks/search_convergence.py [--hands 80] [--seed 1] [--proposals 0]
+    python experiments/search_convergence.py [--hands 80] [--seed 1] [--proposals 0]
 """
 
 from __future__ import annotations
