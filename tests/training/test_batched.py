@@ -18,7 +18,8 @@ from agents.ppo.sb3 import build_policy
 from agents.registry import load_bot
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 from sam_env.core.combos import combo_index
-from training.batched.ppo import advantages
+from training.batched.network import masked
+from training.batched.ppo import advantages, update
 from training.batched.rollout import RolloutBuffer, SeatTrajectories
 from training.batched.state import restore_batched, save_batched_checkpoint
 from training.batched.trainer import BatchedTrainer
@@ -122,8 +123,10 @@ def test_the_batched_trainer_refuses_python_bots_as_opponents() -> None:
         config_from_dict({"trainer": "batched", "opponents": {"self_play": 1, "greedy": 1}})
 
 
-def test_a_rollout_stores_only_the_learners_moves_with_a_choice() -> None:
-    """Forced moves (one legal action) are played but not stored; they still count as learner steps."""
+def test_a_rollout_stores_only_the_learners_moves_with_a_choice_and_the_update_trains_on_them() -> None:
+    """Forced moves (one legal action) are played but not stored; they still count as learner steps.
+    The update then makes its minibatch steps over exactly what was stored and raises the
+    clipped-surrogate objective on it (the exact update is held to SB3's in test_ppo_update.py)."""
     overrides = ["eval_every=0", "learner_share=0", "opponents={heuristic: 1.0}"]
     trainer = BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", overrides))
     stats = trainer.collector.collect()
@@ -131,7 +134,30 @@ def test_a_rollout_stores_only_the_learners_moves_with_a_choice() -> None:
     assert 0 < buf.size < stats.learner_steps
     assert (buf.mask[: buf.size].sum(axis=1) >= 2).all()
     assert buf.mask[np.arange(buf.size), buf.action[: buf.size]].all()
-    trainer.learn(trainer.num_timesteps + 1)  # and the update trains on what was stored
+
+    settings = trainer.settings
+    adv = torch.from_numpy(advantages(buf, settings.gamma, settings.gae_lambda))
+    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    obs, mask = torch.from_numpy(buf.obs[: buf.size]), torch.from_numpy(buf.mask[: buf.size])
+    actions = torch.from_numpy(buf.action[: buf.size])
+
+    def surrogate() -> float:
+        """The PPO objective on the stored decisions (the ratio to the policy that played them, clipped)."""
+        with torch.no_grad():
+            log_prob = torch.log_softmax(masked(trainer.net.logits(obs), mask), -1).gather(-1, actions[:, None])
+            ratio = torch.exp(log_prob.squeeze(-1) - torch.from_numpy(buf.log_prob[: buf.size]))
+            return float(torch.min(adv * ratio, adv * ratio.clamp(0.8, 1.2)).mean())
+
+    before = {k: v.clone() for k, v in trainer.net.state_dict().items()}
+    assert surrogate() == pytest.approx(0.0, abs=1e-5)  # the policy that played: every ratio is 1
+    logs = update(trainer.net, trainer.optimizer, buf, settings, trainer.device, trainer.generator)
+    assert logs["samples"] == buf.size
+    sizes = [min(settings.batch_size, buf.size - start) for start in range(0, buf.size, settings.batch_size)]
+    minibatches = settings.n_epochs * sum(size >= 2 for size in sizes)  # a minibatch of one is skipped
+    assert {int(s["step"]) for s in trainer.optimizer.state.values()} == {minibatches}
+    assert all(not torch.equal(before[k], v) for k, v in trainer.net.state_dict().items())
+    assert surrogate() > 0  # gradient ascent on it: decisions with positive advantages became likelier
+    assert all(np.isfinite(v) for v in logs.values()) and 0 <= logs["clip_fraction"] <= 1
 
 
 def test_the_oracle_critic_starts_as_the_observation_critic_and_learns_from_the_hidden_hands() -> None:
