@@ -8,6 +8,10 @@ golden scenario replayed move by move. ``experiments/differential_vector.py`` ru
 
 from __future__ import annotations
 
+import dataclasses
+import re
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from env.env_helpers import CONFIGS
@@ -15,7 +19,7 @@ from scenario_data import Scenario, expected_ledger, ledger_rows, load_scenarios
 
 from sam_env import IllegalMoveError, RuleConfig, action_index, action_name
 from sam_env.core import Table
-from sam_env.vector import VectorEnv
+from sam_env.vector import Batch, VectorEnv
 from sam_env.vector.reference_check import Mismatch, ShadowTables, random_rules
 
 SCENARIOS = load_scenarios()
@@ -46,13 +50,69 @@ def test_random_rules_vary_every_rule_option() -> None:
     assert not fixed, f"random_rules never varies {fixed}; draw them in sam_env/vector/reference_check.py"
 
 
-def test_the_checker_sees_a_wrong_engine() -> None:
-    """A checker that cannot fail proves nothing: a vector engine with another chop stake must be caught."""
-    venv = VectorEnv(8, RuleConfig(allow_sam=False), seed=1)
-    shadow = ShadowTables(venv)
-    shadow.venv = VectorEnv(8, RuleConfig(allow_sam=False, chop_per_two=5), seed=1)
-    with pytest.raises(Mismatch, match="table"):
+class WrongEngine:
+    """A VectorEnv whose ``reset``/``step`` output is altered by ``mutate`` (a copy; the engine is untouched)."""
+
+    def __init__(self, venv: VectorEnv, mutate: Callable[[Batch, bool], None]) -> None:
+        self._venv, self._mutate = venv, mutate
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._venv, name)
+
+    def _altered(self, batch: Batch, at_reset: bool) -> Batch:
+        copy = Batch(*(np.array(getattr(batch, f.name)) for f in dataclasses.fields(Batch)))
+        self._mutate(copy, at_reset)
+        return copy
+
+    def reset(self, **kwargs: object) -> Batch:
+        return self._altered(self._venv.reset(**kwargs), True)
+
+    def step(self, actions: np.ndarray, **kwargs: object) -> Batch:
+        return self._altered(self._venv.step(actions, **kwargs), False)
+
+
+def _drop_a_legal_move(batch: Batch, at_reset: bool) -> None:
+    table = int(np.argmax(batch.action_mask.sum(axis=1) > 1))  # a table with a choice
+    batch.action_mask[table, np.flatnonzero(batch.action_mask[table])[-1]] = False
+
+
+def _flip_an_observed_card(batch: Batch, at_reset: bool) -> None:
+    batch.observation[3, 0] = 1.0 - batch.observation[3, 0]  # the acting seat's first hand bit
+
+
+def _pay_a_seat_one_x(batch: Batch, at_reset: bool) -> None:
+    if not at_reset:
+        batch.rewards[5, 1] += 1.0
+
+
+MUTATIONS = {
+    # what is wrong: (the engine, how its output is altered, the one check that must catch it first)
+    # an engine playing another chop stake: seen first in the observation, which encodes the stakes
+    "chop stake": (RuleConfig(allow_sam=False, chop_per_two=5), None, "observation of the acting seat"),
+    "mask": (RuleConfig(allow_sam=False), _drop_a_legal_move, "action mask"),
+    "observation": (RuleConfig(allow_sam=False), _flip_an_observed_card, "observation of the acting seat"),
+    "money": (RuleConfig(allow_sam=False), _pay_a_seat_one_x, "rewards"),
+}
+
+
+@pytest.mark.parametrize("mutation", sorted(MUTATIONS))
+def test_the_checker_catches_each_kind_of_wrong_engine_where_it_is_wrong(mutation: str) -> None:
+    """A checker that cannot fail proves nothing: each wrong engine must be caught, and by the check of
+    the thing that is wrong (a message naming something else would be an accident)."""
+    rules, mutate, check = MUTATIONS[mutation]
+    shadow = ShadowTables(VectorEnv(8, RuleConfig(allow_sam=False), seed=1))
+    wrong = VectorEnv(8, rules, seed=1)
+    shadow.venv = wrong if mutate is None else WrongEngine(wrong, mutate)
+    with pytest.raises(Mismatch, match=rf"^table \d+ \(.*\): {re.escape(check)} (differs at|vector) "):
         shadow.run(400, np.random.default_rng(0))
+
+
+def test_the_same_runs_pass_on_the_right_engine() -> None:
+    """The control for the test above: the same tables, seed and moves, nothing altered."""
+    shadow = ShadowTables(VectorEnv(8, RuleConfig(allow_sam=False), seed=1))
+    shadow.venv = WrongEngine(VectorEnv(8, RuleConfig(allow_sam=False), seed=1), lambda batch, at_reset: None)
+    shadow.run(400, np.random.default_rng(0))
+    assert shadow.hands > 20
 
 
 def _first_leader(scenario: Scenario) -> int | None:
