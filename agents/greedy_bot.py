@@ -15,7 +15,6 @@ import numpy as np
 from sam_env.bot import Bot
 from sam_env.core import COMBOS, Kind, SeatView
 from sam_env.core.combos import DECLINE_SAM, PASS
-from sam_env.deprecation import deprecated_names
 
 
 def lowness(action: int) -> tuple[int, int, int]:
@@ -38,6 +37,3 @@ class GreedyBot(Bot):
         if PASS in view.legal:
             return PASS
         raise ValueError(f"seat {view.seat} was asked to act with no legal action")
-
-
-__getattr__ = deprecated_names(__name__, {"GreedyAgent": (GreedyBot, "agents.greedy_bot.GreedyBot")})

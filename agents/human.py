@@ -18,7 +18,6 @@ import numpy as np
 from sam_env import action_index, action_name
 from sam_env.bot import Bot
 from sam_env.core import SeatView
-from sam_env.deprecation import deprecated_names
 
 QUIT_WORDS = frozenset({"quit", "exit", "q"})
 HELP_WORDS = frozenset({"?", "help", "h"})
@@ -84,6 +83,3 @@ def parse_move(text: str, legal: Sequence[int]) -> tuple[int | None, str]:
     if action not in legal:
         return None, f"{action_name(action)} is not legal now"
     return action, ""
-
-
-__getattr__ = deprecated_names(__name__, {"HumanAgent": (HumanPlayer, "agents.human.HumanPlayer")})

@@ -29,7 +29,6 @@ from .core import (
     Table,
     Transfer,
 )
-from .deprecation import deprecated_names
 from .encoding import ENCODING_VERSION, N_ACTIONS, action_index, action_name
 
 GYMNASIUM_ID = "sam_env/Sam-v0"
@@ -42,13 +41,10 @@ _LAZY = {
 }
 
 
-_deprecated = deprecated_names(__name__, {"Policy": (Bot, "sam_env.Bot")})
-
-
 def __getattr__(name: str) -> object:
     """Import the environment layer on first use (PEP 562), then keep it as a plain attribute."""
     if name not in _LAZY:
-        return _deprecated(name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(_LAZY[name]), name)
     globals()[name] = value
     register_gymnasium_id()

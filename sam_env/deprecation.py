@@ -1,14 +1,25 @@
 """Old public names kept working for one release, with a ``DeprecationWarning`` that names the new one.
 
-Every renamed or moved public name is listed in ``CHANGELOG.md``; a module keeps its old names by
+Every renamed or removed public name is listed in ``CHANGELOG.md``. A module keeps its old names by
 setting ``__getattr__ = deprecated_names(__name__, {"Old": (New, "new.path.New")})`` (PEP 562), so
-the old name costs nothing until someone uses it, and then says where it went.
+the old name costs nothing until someone uses it, and then says where it went; anything else old
+(a config key, say) warns with :func:`warn_deprecated`. Both say the same words, which
+``pyproject.toml`` turns into a test failure anywhere but in a test that expects them.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
+
+
+def warn_deprecated(old: str, new: str, stacklevel: int = 2) -> None:
+    """Warn that ``old`` is deprecated and goes with the next release; ``new`` says what to use instead."""
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use {new}",
+        DeprecationWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def deprecated_names(module: str, names: Mapping[str, tuple[object, str]]) -> Callable[[str], object]:
@@ -18,25 +29,7 @@ def deprecated_names(module: str, names: Mapping[str, tuple[object, str]]) -> Ca
         if name not in names:
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         value, new = names[name]
-        warnings.warn(
-            f"{module}.{name} is deprecated and will be removed in the next release; use {new}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_deprecated(f"{module}.{name}", new)
         return value
 
     return __getattr__
-
-
-def warn_moved(old: str, new: str, *, blame_importer: bool = True) -> None:
-    """Warn, from a module kept only for its old import path, that it moved to ``new``.
-
-    The warning points at the code that imported the old module; ``blame_importer=False`` points at
-    the old module itself, for a ``__main__`` run with ``python -m`` (Python shows deprecation
-    warnings raised in ``__main__`` by default).
-    """
-    warnings.warn(
-        f"module {old} is deprecated and will be removed in the next release; import {new} instead",
-        DeprecationWarning,
-        stacklevel=3 if blame_importer else 2,
-    )

@@ -7,11 +7,12 @@ a folder and a line in :data:`TRAINERS`. ``train.py`` tells the story of a run a
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
+
+from sam_env.deprecation import warn_deprecated
 
 from . import batched, rllib, sb3
 from .batched.config import BatchedConfig
@@ -55,12 +56,7 @@ def config_from_dict(data: Mapping[str, Any], *, saved: bool = False) -> RunConf
     data = dict(data)
     if "backend" in data:
         backend = data.pop("backend")
-        warnings.warn(
-            f"config key 'backend: {backend}' is deprecated and will be removed in the next release; "
-            f"use 'trainer: {backend}'",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_deprecated(f"config key 'backend: {backend}'", f"'trainer: {backend}'")
         if data.setdefault("trainer", backend) != backend:
             raise ConfigError(f"config keys backend: {backend} and trainer: {data['trainer']} disagree; keep trainer")
     name = data.get("trainer", SAVED_DEFAULT_TRAINER if saved else DEFAULT_TRAINER)

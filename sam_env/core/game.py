@@ -7,7 +7,6 @@ over the combination table of :mod:`.combos`, computed once per decision and cac
 
 from __future__ import annotations
 
-import warnings
 from enum import IntEnum
 
 import numpy as np
@@ -121,16 +120,6 @@ class Hand:
     @property
     def over(self) -> bool:
         return self.phase is Phase.OVER
-
-    @property
-    def hands(self) -> list[int]:
-        """Deprecated name of :attr:`cards` (a hand is the round; a seat holds cards)."""
-        warnings.warn(
-            "Hand.hands is deprecated and will be removed in the next release; use Hand.cards",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.cards
 
     def legal_mask(self) -> np.ndarray:
         """``bool[N_COMBOS]`` of the moves the seat to act may make (read-only, cached)."""

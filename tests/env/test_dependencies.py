@@ -123,14 +123,6 @@ LAYERS = [
     ("evaluation", ("training", "train", "apps")),
     ("training", ("train", "apps")),
 ]
-DEPRECATED_SHIMS = {
-    # Old import paths of the command-line apps, kept for one release (CHANGELOG.md); they import
-    # the apps so that old commands still run, and go away with the next release.
-    "agents/play.py": "apps",
-    "agents/rules_options.py": "apps",
-    "evaluation/cli.py": "apps",
-    "evaluation/__main__.py": "apps",
-}
 
 
 @pytest.mark.parametrize(("folder", "forbidden"), LAYERS, ids=[f for f, _ in LAYERS])
@@ -141,7 +133,6 @@ def test_no_module_imports_a_layer_above_it(folder: str, forbidden: tuple[str, .
         for path in sorted((ROOT / folder).rglob("*.py"))
         for name in _imported_modules(path)
         if any(name == f or name.startswith(f + ".") for f in forbidden)
-        and not name.startswith(DEPRECATED_SHIMS.get(str(path.relative_to(ROOT)), "-"))
     }
     assert not offenders, sorted(offenders)
 

@@ -216,9 +216,9 @@ def test_the_seat_by_seat_api_matches_what_agents_observe() -> None:
         env.step(int(rng.choice(raw.legal_moves())))
 
 
-def test_a_seats_cards_are_hand_cards_and_the_old_name_warns() -> None:
+def test_a_seats_cards_are_hand_cards() -> None:
     env = sam_env.env()
     env.reset(seed=0)
     hand = env.unwrapped.hand
-    with pytest.warns(DeprecationWarning, match="use Hand.cards"):
-        assert hand.hands is hand.cards
+    assert [bin(c).count("1") for c in hand.cards] == [10] * 4
+    assert not hasattr(hand, "hands")  # the name of 0.1.0, removed in 0.2.0

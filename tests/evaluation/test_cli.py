@@ -22,7 +22,7 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     args = ["--candidates", "heuristic", "greedy", "--mirror", "greedy", "--deals", "3", "--workers", "2"]
     proc = subprocess.run(
-        [sys.executable, "-m", "evaluation", *args, "--out", str(out), "--no-progress"],
+        [sys.executable, "-m", "apps.evaluate", *args, "--out", str(out), "--no-progress"],
         capture_output=True,
         text=True,
         timeout=120,
