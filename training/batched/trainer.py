@@ -59,7 +59,7 @@ class BatchedTrainer:
         start_step: learner steps already trained (a resumed run); the tables' deals, the seat
             draws and the sampling are seeded from ``(seed, start_step)``.
         fixed_opponents: frozen networks that make up the whole pool for the run (a best response
-            to a bot: ``evaluation.exploit``); no snapshots of the learner are then added.
+            to a bot: ``training.exploit``); no snapshots of the learner are then added.
         logger: where the statistics go (default: nowhere; ``train.py`` passes a TensorBoard logger).
     """
 
