@@ -60,7 +60,7 @@ def config_from_dict(data: Mapping[str, Any], *, saved: bool = False) -> RunConf
         if data.setdefault("trainer", backend) != backend:
             raise ConfigError(f"config keys backend: {backend} and trainer: {data['trainer']} disagree; keep trainer")
     name = data.get("trainer", SAVED_DEFAULT_TRAINER if saved else DEFAULT_TRAINER)
-    if name not in TRAINERS:
+    if not isinstance(name, str) or name not in TRAINERS:
         raise ConfigError(f"config field trainer = {name!r} is not allowed; expected one of {list(TRAINERS)}")
     cls = TRAINERS[name].config
     own = {f.name for f in fields(cls)}

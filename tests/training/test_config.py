@@ -57,6 +57,8 @@ def test_a_field_of_another_trainer_is_refused_naming_that_trainer() -> None:
         config_from_dict({"n_envs": 4, "vec_env": "dummy"})
     with pytest.raises(ConfigError, match=r"trainer = 'ppo' is not allowed; expected one of \['batched', 'sb3'"):
         config_from_dict({"trainer": "ppo"})
+    with pytest.raises(ConfigError, match=r"trainer = \['sb3'\] is not allowed"):
+        config_from_dict({"trainer": ["sb3"]})
     with pytest.raises(ConfigError, match=r"trainer = 'sb3' is not allowed; expected 'batched'"):
         BatchedConfig(trainer="sb3")
 
