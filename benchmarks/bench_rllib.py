@@ -3,7 +3,7 @@
 Each row is one ``python train.py`` run in a subprocess, one after the other, with the same network
 (256x256 tanh, separate heads), the same PPO settings (~2,048 learner decisions per update, 10
 epochs of 512) and self-play opponents only (frozen snapshots in every other seat), so the two
-backends do the same work:
+trainers do the same work:
 
 * SB3: ``configs/sb3.yaml`` with ``opponents={self_play: 1.0}`` and no evaluation during
   training; steps/s is SB3's own ``charts/steps_per_second`` at the end of the run (TensorBoard);
@@ -11,7 +11,7 @@ backends do the same work:
   ``speed.json``: over the whole run, and after the first iteration (Ray and RLlib warm up there).
 
 A learner step is one decision of the seat being trained (opponents' moves not counted), in both
-backends. Wall-clock time; the machine's load (other jobs) changes the figures, so the rows are
+trainers. Wall-clock time; the machine's load (other jobs) changes the figures, so the rows are
 only comparable within one run of this script.
 
     python benchmarks/bench_rllib.py [--steps 12000] [--out /tmp/bench_rllib]
