@@ -81,7 +81,8 @@ def test_a_bad_field_is_refused_before_ray_starts() -> None:
     command = [sys.executable, "train.py", "--config", "configs/rllib_smoke.yaml", "--set", "num_env_runners=-1"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2
-    assert "error: config field num_env_runners = -1 is not allowed; expected an int >= 0" in out.stderr
+    message = "error: configs/rllib_smoke.yaml: config field num_env_runners = -1 is not allowed; expected an int >= 0"
+    assert message in out.stderr
     assert "Traceback" not in out.stderr and "Started a local Ray" not in out.stderr
 
 
