@@ -201,16 +201,17 @@ class Playouts:
         (``n_legal > 1``) or the hand is over."""
         self._step(actions, active, True, observe)
 
-    def copy(self, source: np.ndarray, into: np.ndarray) -> None:
-        """Make table ``into[i]`` a copy of table ``source[i]``: its hand, history, ledger and outputs."""
-        source, into = self._tables(source), self._tables(into)
+    def copy(self, source: np.ndarray, into: np.ndarray, origin: Playouts | None = None) -> None:
+        """Make table ``into[i]`` a copy of table ``source[i]`` (of ``origin``, another ``Playouts`` of the
+        same rules, if given): its hand, history, ledger and outputs."""
+        origin = self if origin is None else origin
+        if origin.rules != self.rules:
+            raise ValueError("copy: the origin's tables play other rules")
+        source, into = origin._tables(source), self._tables(into)
         if source.shape != into.shape:
             raise ValueError(f"source and into must be as long: {len(source)} and {len(into)} tables")
-        b = self._b
-        for array in (b.tab, b.seats, b.ledger, b.rewards, b.rng, self.observation, self.action_mask):
-            array[into] = array[source]
-        for array in (self.current_seat, self.n_legal):
-            array[into] = array[source]
+        for mine, theirs in zip(self._state(), origin._state(), strict=True):
+            mine[into] = theirs[source]
 
     def over(self) -> np.ndarray:
         """``bool[N]``: the tables whose hand is over (or was never dealt)."""
@@ -251,6 +252,11 @@ class Playouts:
 
     def _outputs(self, tables: np.ndarray, observe: bool) -> None:
         outputs_at(self._b, self._rp, self._answers, self._off, tables, observe, *self._buffers())
+
+    def _state(self) -> tuple[np.ndarray, ...]:
+        """Every array a copy carries: the state that plays on and the outputs."""
+        b = self._b
+        return (b.tab, b.seats, b.ledger, b.rewards, b.rng, *self._buffers())
 
     def _buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return self.observation, self.action_mask, self.current_seat, self.n_legal
