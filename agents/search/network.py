@@ -35,12 +35,10 @@ multiply-adds; no assumption that values are finite (the masked logits are ``-in
 RELU, TANH = 0, 1
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
-def activate(x, kind):
-    """The activation of one value: ReLU, or tanh by Eigen's rational approximation (within 3e-7 of
-    tanh; compiled without a library call, so that it vectorizes)."""
-    if kind == RELU:
-        return max(x, np.float32(0.0))
+@njit(cache=True, error_model="numpy", fastmath=FASTMATH, inline="always")
+def tanh(x):
+    """tanh by Eigen's rational approximation (within 3e-7 of tanh): compiled without a library call,
+    so that a loop of it vectorizes."""
     c = np.float32(7.90531110763549805)
     x = min(max(x, -c), c)
     x2 = x * x
@@ -56,13 +54,24 @@ def activate(x, kind):
     return p * x / q
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+@njit(cache=True, error_model="numpy", fastmath=FASTMATH, inline="always")
+def activate(row, kind):
+    """The activation of a row in place (one loop per kind, so that each vectorizes)."""
+    if kind == TANH:
+        for k in range(row.shape[0]):
+            row[k] = tanh(row[k])
+    else:
+        for k in range(row.shape[0]):
+            row[k] = max(row[k], np.float32(0.0))
+
+
+@njit(cache=True, error_model="numpy", fastmath=FASTMATH, inline="always")
 def add_row(acc, w, v):
     for k in range(acc.shape[0]):
         acc[k] += v * w[k]
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, error_model="numpy", fastmath=FASTMATH)
 def first_layer(x, rows, weight_t, prefix, bias, kind, out):
     """``out[i] = activation(bias + weight @ x[rows[i]])``, adding only the weights of non-zero inputs.
 
@@ -101,37 +110,48 @@ def first_layer(x, rows, weight_t, prefix, bias, kind, out):
         for j in range(GROUP * prefix.shape[0], xr.shape[0]):
             if xr[j] != 0.0:
                 add_row(acc, weight_t[j], xr[j])
-        for k in range(width):
-            acc[k] = activate(acc[k], kind)
+        activate(acc, kind)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, error_model="numpy", fastmath=FASTMATH)
 def dense_layer(x, weight, bias, kind, out):
-    """``out[r] = activation(weight @ x[r] + bias)``: a dot product per output, four rows at a time so
-    that each weight is loaded once for four (``x`` has a multiple of four rows; every row takes the
-    same path)."""
+    """``out[r] = activation(weight @ x[r] + bias)``: a dot product per output, for four rows and two
+    outputs at a time, so that each input is loaded once for two outputs and each weight once for
+    four rows (``x`` has a multiple of four rows; every row takes the same path)."""
+    n_out = weight.shape[0]
     for r in range(0, x.shape[0], ROW_BLOCK):
         x0, x1, x2, x3 = x[r], x[r + 1], x[r + 2], x[r + 3]
-        for k in range(weight.shape[0]):
-            wk = weight[k]
-            s0 = s1 = s2 = s3 = np.float32(0.0)
-            for j in range(wk.shape[0]):
-                c = wk[j]
-                s0 += x0[j] * c
-                s1 += x1[j] * c
-                s2 += x2[j] * c
-                s3 += x3[j] * c
-            out[r, k] = s0 + bias[k]
-            out[r + 1, k] = s1 + bias[k]
-            out[r + 2, k] = s2 + bias[k]
-            out[r + 3, k] = s3 + bias[k]
+        for k in range(0, n_out - 1, 2):
+            u, v = weight[k], weight[k + 1]
+            a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = np.float32(0.0)
+            for j in range(u.shape[0]):
+                a0 += x0[j] * u[j]
+                a1 += x1[j] * u[j]
+                a2 += x2[j] * u[j]
+                a3 += x3[j] * u[j]
+                b0 += x0[j] * v[j]
+                b1 += x1[j] * v[j]
+                b2 += x2[j] * v[j]
+                b3 += x3[j] * v[j]
+            out[r, k], out[r + 1, k], out[r + 2, k], out[r + 3, k] = a0, a1, a2, a3
+            out[r, k + 1], out[r + 1, k + 1], out[r + 2, k + 1], out[r + 3, k + 1] = b0, b1, b2, b3
+        if n_out % 2:
+            u = weight[n_out - 1]
+            a0 = a1 = a2 = a3 = np.float32(0.0)
+            for j in range(u.shape[0]):
+                a0 += x0[j] * u[j]
+                a1 += x1[j] * u[j]
+                a2 += x2[j] * u[j]
+                a3 += x3[j] * u[j]
+            out[r, n_out - 1], out[r + 1, n_out - 1], out[r + 2, n_out - 1], out[r + 3, n_out - 1] = a0, a1, a2, a3
         for q in range(r, r + ROW_BLOCK):
             o = out[q]
-            for k in range(o.shape[0]):
-                o[k] = activate(o[k], kind)
+            for k in range(n_out):
+                o[k] += bias[k]
+            activate(o, kind)
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, error_model="numpy", fastmath=FASTMATH)
 def legal_logits(x, weight, bias, masks, rows, out):
     """The output layer at the legal moves of ``masks[rows[i]]`` only; ``-inf`` elsewhere."""
     for i in range(rows.shape[0]):
