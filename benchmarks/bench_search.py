@@ -11,9 +11,10 @@ core (BLAS and numba single-threaded), timed by ``time.process_time``:
 * **batched, B decisions per batch**: :class:`~agents.search.engine.BatchedSearch`; B = 1 is
   ``SearchBot``'s own path.
 
-The split columns say where each row's time goes: the network's forward passes, the engine's steps
-(``VectorEnv`` or ``Playouts`` calls: deals, replays, rollouts, copies) and the rest (Python and
-numpy around them). Writes its section of docs/search.md.
+The split columns say where each row's time goes (:data:`SPLIT`): the networks' forward passes,
+the engine's steps, dealing (and copying), reading finished hands' money, and the rest (Python and
+numpy around them); and, apart, how much of it the history replays take. Writes its section of
+docs/search.md.
 
     python benchmarks/bench_search.py [--decisions 128] [--budget 64x8] [--batches 1 16 64]
 """
@@ -31,7 +32,7 @@ from common import command_line, machine_line, pin_to_cpu, run_single_threaded, 
 import sam_env
 from agents.ppo.bot import PPOBot, pretrained_checkpoint
 from agents.registry import load_bot
-from agents.search import DecisionPoint
+from agents.search import DecisionPoint, engine
 from agents.search.engine import BatchedSearch
 from agents.search.network import CompiledNetwork
 from agents.search.reference import ReferenceSearch
@@ -39,6 +40,15 @@ from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.vector import VectorEnv
 from sam_env.vector.playouts import Playouts
+
+SPLIT = {
+    "forward": "the networks' forward passes",
+    "step": "engine steps: moves, masks, observations (rollouts and replays)",
+    "deal": "dealing the sampled deals (and copying tables)",
+    "results": "reading the money of finished hands",
+}
+"""Where a row's CPU time goes (exclusive; ``rest``: Python and numpy around them). The history
+replay's share is shown apart: it is made of steps and deals, and of the Python that drives them."""
 
 
 def decisions(count: int, seed: int) -> list[DecisionPoint]:
@@ -63,6 +73,8 @@ class Clocks:
 
     def __init__(self) -> None:
         self.spent: dict[str, float] = {}
+        self.rows = 0
+        """Rows of the forward passes (observations a network was asked about)."""
 
     def wrap(self, owner: object, name: str, category: str) -> None:
         method = getattr(owner, name)
@@ -73,6 +85,9 @@ class Clocks:
                 return method(*args, **kwargs)
             finally:
                 self.spent[category] = self.spent.get(category, 0.0) + time.process_time() - start
+                if category == "forward":  # (self, observations, masks[, rows])
+                    rows = args[3] if len(args) > 3 and args[3] is not None else kwargs.get("rows", args[1])
+                    self.rows += len(rows) if rows is not None else 0
 
         setattr(owner, name, timed)
 
@@ -84,13 +99,15 @@ class Row:
     seconds: float
     moves: list[int]
     spent: dict[str, float]
+    rows: int
 
 
 def run_row(name: str, batch: int, search: Callable[[], list[int]], clocks: Clocks) -> Row:
     clocks.spent.clear()
+    clocks.rows = 0
     start = time.process_time()
     moves = search()
-    return Row(name, batch, time.process_time() - start, moves, dict(clocks.spent))
+    return Row(name, batch, time.process_time() - start, moves, dict(clocks.spent), clocks.rows)
 
 
 def main() -> None:
@@ -115,12 +132,22 @@ def main() -> None:
     checkpoint = pretrained_checkpoint("ppo")
     rules = RuleConfig()
     clocks = Clocks()
-    for cls in (PPOBot, CompiledNetwork):
-        clocks.wrap(cls, "best_actions" if cls is PPOBot else "logits", "forward")
-    for name in ("reset", "step", "results"):
-        clocks.wrap(VectorEnv, name, "engine")
-    for name in ("deal", "step", "advance", "copy", "observe", "net"):
-        clocks.wrap(Playouts, name, "engine")
+    clocks.wrap(PPOBot, "best_actions", "forward")
+    clocks.wrap(CompiledNetwork, "logits", "forward")
+    for owner, name, category in (
+        (VectorEnv, "reset", "deal"),
+        (VectorEnv, "step", "step"),
+        (VectorEnv, "results", "results"),
+        (Playouts, "deal", "deal"),
+        (Playouts, "copy", "deal"),
+        (Playouts, "step", "step"),
+        (Playouts, "advance", "step"),
+        (Playouts, "observe", "step"),
+        (Playouts, "net", "results"),
+        (ReferenceSearch, "_replay", "replay"),
+        (engine, "replay_histories", "replay"),
+    ):
+        clocks.wrap(owner, name, category)
     numpy_bot = PPOBot(checkpoint)
     models = tuple(args.models)
     numpy_policies = (numpy_bot.best_actions, *(PPOBot(pretrained_checkpoint(m)).best_actions for m in models))
@@ -166,18 +193,21 @@ def main() -> None:
         + "; one core, one thread; CPU time of the process (`time.process_time`)",
         "",
         "| search | decisions per batch | CPU s | decisions / CPU-s | CPU ms / decision | vs reference "
-        "| same moves as reference | forward | engine | rest |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| same moves as reference | forward rows / decision | µs / forward row | "
+        + " | ".join(SPLIT)
+        + " | rest | history replay (included before) |",
+        "|---|" + "---:|" * (10 + len(SPLIT)),
     ]
     for row in rows:
         rate = len(points) / row.seconds
         same = np.mean(np.array(row.moves) == np.array(reference.moves))
-        forward, engine = row.spent.get("forward", 0.0), row.spent.get("engine", 0.0)
-        rest = row.seconds - forward - engine
+        parts = [row.spent.get(category, 0.0) for category in SPLIT]
+        parts += [row.seconds - sum(parts), row.spent.get("replay", 0.0)]
         lines.append(
             f"| {row.name} | {row.batch} | {row.seconds:.1f} | {rate:.1f} | {1000 / rate:.1f} "
-            f"| {reference.seconds / row.seconds:.1f}x | {same:.0%} | "
-            + " | ".join(f"{s:.1f} s ({s / row.seconds:.0%})" for s in (forward, engine, rest))
+            f"| {reference.seconds / row.seconds:.1f}x | {same:.0%} | {row.rows / len(points):,.0f} "
+            f"| {1e6 * row.spent.get('forward', 0.0) / max(row.rows, 1):.1f} | "
+            + " | ".join(f"{s:.2f} s ({s / row.seconds:.0%})" for s in parts)
             + " |"
         )
     lines += ["", f"`{command_line()}` — {machine_line(cpus)}"]
