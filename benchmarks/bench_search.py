@@ -17,6 +17,7 @@ numpy around them); and, apart, how much of it the history replays take. Writes 
 docs/search.md.
 
     python benchmarks/bench_search.py [--decisions 128] [--budget 64x8] [--batches 1 16 64]
+    python benchmarks/bench_search.py --models ppo_v1 heuristic --proposals 512   # ppo_search at 4 seats
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import numpy as np
 from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
 
 import sam_env
+from agents.batched_heuristic import BatchedHeuristic
 from agents.ppo.bot import PPOBot, pretrained_checkpoint
 from agents.registry import load_bot
 from agents.search import DecisionPoint, engine
@@ -42,7 +44,7 @@ from sam_env.vector import VectorEnv
 from sam_env.vector.playouts import Playouts
 
 SPLIT = {
-    "forward": "the networks' forward passes",
+    "models": "the models' moves: the networks' forward passes (and the compiled heuristic's, if a model)",
     "step": "engine steps: moves, masks, observations (rollouts and replays)",
     "deal": "dealing the sampled deals (and copying tables)",
     "results": "reading the money of finished hands",
@@ -74,7 +76,7 @@ class Clocks:
     def __init__(self) -> None:
         self.spent: dict[str, float] = {}
         self.rows = 0
-        """Rows of the forward passes (observations a network was asked about)."""
+        """Rows the models were asked about (observations with a choice)."""
 
     def wrap(self, owner: object, name: str, category: str) -> None:
         method = getattr(owner, name)
@@ -85,7 +87,7 @@ class Clocks:
                 return method(*args, **kwargs)
             finally:
                 self.spent[category] = self.spent.get(category, 0.0) + time.process_time() - start
-                if category == "forward":  # (self, observations, masks[, rows])
+                if category == "models":  # (self, observations, masks[, rows])
                     rows = args[3] if len(args) > 3 and args[3] is not None else kwargs.get("rows", args[1])
                     self.rows += len(rows) if rows is not None else 0
 
@@ -117,6 +119,7 @@ def main() -> None:
     parser.add_argument("--budget", default="64x8", help="DETERMINIZATIONSxCANDIDATES (default 64x8)")
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 64], help="decisions per batch")
     parser.add_argument("--models", nargs="*", default=[], help="models of the other seats besides the network")
+    parser.add_argument("--proposals", type=int, default=0, help="inference from the hand's history (0: none)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cpu", type=int, default=None, help="pin the process to this CPU (Linux)")
     parser.add_argument("--markdown", default="docs/search.md", help="write the table's section here ('' for none)")
@@ -132,8 +135,9 @@ def main() -> None:
     checkpoint = pretrained_checkpoint("ppo")
     rules = RuleConfig()
     clocks = Clocks()
-    clocks.wrap(PPOBot, "best_actions", "forward")
-    clocks.wrap(CompiledNetwork, "logits", "forward")
+    clocks.wrap(PPOBot, "best_actions", "models")
+    clocks.wrap(CompiledNetwork, "logits", "models")
+    clocks.wrap(BatchedHeuristic, "__call__", "models")
     for owner, name, category in (
         (VectorEnv, "reset", "deal"),
         (VectorEnv, "step", "step"),
@@ -150,18 +154,24 @@ def main() -> None:
         clocks.wrap(owner, name, category)
     numpy_bot = PPOBot(checkpoint)
     models = tuple(args.models)
-    numpy_policies = (numpy_bot.best_actions, *(PPOBot(pretrained_checkpoint(m)).best_actions for m in models))
-    compiled = BatchedSearch(checkpoint, deals, candidates, opponent_models=models).policies(rules)
+    numpy_policies = (
+        numpy_bot.best_actions,
+        *(
+            BatchedHeuristic(rules) if m == "heuristic" else PPOBot(pretrained_checkpoint(m)).best_actions
+            for m in models
+        ),
+    )
+    budget = {"opponent_models": models, "proposals": args.proposals}
+    compiled = BatchedSearch(checkpoint, deals, candidates, **budget).policies(rules)
 
     def per_decision(policies: tuple, rank: Callable) -> Callable[[], list[int]]:
-        reference = ReferenceSearch(policies, rank, rules, deals, candidates)
+        reference = ReferenceSearch(policies, rank, rules, deals, candidates, args.proposals)
         reference.act(points[0], np.random.default_rng(0))  # compiles and loads the kernels, untimed
         return lambda: [reference.act(p, r)[0] for p, r in zip(points, rngs(), strict=True)]
 
     def batched(size: int) -> Callable[[], list[int]]:
-        search = BatchedSearch(
-            checkpoint, deals, candidates, opponent_models=models, max_tables=size * deals * candidates
-        )
+        tables = size * max(deals * candidates, args.proposals)
+        search = BatchedSearch(checkpoint, deals, candidates, max_tables=tables, **budget)
         search.search(points[:size], rngs()[:size])  # compiles and allocates, untimed
         generators = rngs()
         return lambda: [
@@ -188,12 +198,14 @@ def main() -> None:
     reference = rows[0]
     lines = [
         f"{len(points)} decisions with a choice (heuristic x4, 4 seats, default rules: Sâm on), "
-        f"{deals} deals x {candidates} candidates, no inference, models: network"
+        f"{deals} deals x {candidates} candidates, "
+        + (f"inference from {args.proposals} proposals" if args.proposals else "no inference")
+        + ", models: network"
         + "".join(f", {m}" for m in models)
         + "; one core, one thread; CPU time of the process (`time.process_time`)",
         "",
         "| search | decisions per batch | CPU s | decisions / CPU-s | CPU ms / decision | vs reference "
-        "| same moves as reference | forward rows / decision | µs / forward row | "
+        "| same moves as reference | model rows / decision | µs / model row | "
         + " | ".join(SPLIT)
         + " | rest | history replay (included before) |",
         "|---|" + "---:|" * (10 + len(SPLIT)),
@@ -206,7 +218,7 @@ def main() -> None:
         lines.append(
             f"| {row.name} | {row.batch} | {row.seconds:.1f} | {rate:.1f} | {1000 / rate:.1f} "
             f"| {reference.seconds / row.seconds:.1f}x | {same:.0%} | {row.rows / len(points):,.0f} "
-            f"| {1e6 * row.spent.get('forward', 0.0) / max(row.rows, 1):.1f} | "
+            f"| {1e6 * row.spent.get('models', 0.0) / max(row.rows, 1):.1f} | "
             + " | ".join(f"{s:.2f} s ({s / row.seconds:.0%})" for s in parts)
             + " |"
         )
@@ -214,7 +226,8 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if args.markdown:
-        write_section(args.markdown, "bench_search", text)
+        section = "bench_search" + ("_" + "_".join([*models, str(args.proposals)]) if models or args.proposals else "")
+        write_section(args.markdown, section, text)
 
 
 if __name__ == "__main__":
