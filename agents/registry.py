@@ -20,7 +20,7 @@ from .greedy_bot import GreedyBot
 from .heuristic.bot import HeuristicBot
 from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
 from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, check_table, is_checkpoint_path
-from .search_bot import SearchBot
+from .search import SearchBot
 
 BotFactory = Callable[[int | None], Bot]
 
@@ -31,7 +31,7 @@ FACTORIES: dict[str, BotFactory] = {
 }
 # The pretrained networks shipped in agents/pretrained, by file stem ("ppo").
 FACTORIES.update({name: partial(PPOBot.pretrained, name) for name in pretrained_names()})
-# The shipped "ppo" networks with determinized search at decision time (agents/search_bot.py).
+# The shipped "ppo" networks with determinized search at decision time (agents/search/).
 FACTORIES[SearchBot.name] = partial(SearchBot.pretrained, "ppo")
 
 
@@ -86,7 +86,7 @@ def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = 
     chosen; a checkpoint that does not fit is refused with a :class:`~agents.ppo.checkpoint.CheckpointError`
     naming the table and what would fit. A path's metadata is checked against this sam-env before use.
     ``"ppo_search"`` is the shipped ``"ppo"`` network for the table with search at decision time
-    (:mod:`agents.search_bot`).
+    (:mod:`agents.search`).
     """
     n_players = None if rules is None else rules.n_players
     if isinstance(spec, PolicyCheckpoint):

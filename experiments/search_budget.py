@@ -31,7 +31,7 @@ from common import run_single_threaded
 import sam_env
 from agents.ppo.bot import pretrained_checkpoint
 from agents.registry import load_bot, register
-from agents.search_bot import SearchBot
+from agents.search import SearchBot
 from evaluation.stats import NET, mean_ci
 from evaluation.tournament import Match, play_out, run_matches
 from sam_env import RuleConfig

@@ -26,8 +26,8 @@ from tqdm import tqdm
 import sam_env
 from agents.ppo.bot import pretrained_checkpoint
 from agents.registry import load_bot
-from agents.search_bot import SearchBot
-from agents.search_models import shipped_search
+from agents.search import SearchBot
+from agents.search.models import shipped_search
 from evaluation.tournament import play_out
 
 DEALS_PER_SET = 64

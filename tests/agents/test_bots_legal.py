@@ -7,7 +7,7 @@ import pytest
 
 import sam_env
 from agents.registry import available, can_play, load_bot
-from agents.search_bot import SearchBot
+from agents.search import SearchBot
 from evaluation.tournament import play_out
 from sam_env.bot import Bot
 from sam_env.core import COMBOS, Kind, RuleConfig, SeatView

@@ -1,6 +1,7 @@
-"""``ppo_search`` (agents.search_bot): sampled deals agree with the seat's view, replays reproduce
+"""``ppo_search`` (agents.search): sampled deals agree with the seat's view, replays reproduce
 its observation, rollout values equal hands played out in the reference engine, and it plays
-legally under every rule configuration, at small search budgets."""
+legally under every rule configuration, at small search budgets. (That the batched engine makes
+the per-decision search's moves is tests/agents/test_search_engine.py.)"""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import pytest
 import sam_env
 from agents.ppo.bot import PPOBot, pretrained_checkpoint
 from agents.registry import load_bot, shipped_network_for
-from agents.search_bot import PRUNE_LOG_WEIGHT, SearchBot
-from agents.search_models import shipped_search
+from agents.search import SearchBot
+from agents.search.deals import resample, sample_deals
+from agents.search.models import shipped_search
+from agents.search.reference import PRUNE_LOG_WEIGHT
 from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
@@ -68,8 +71,10 @@ def _decision_points(
 def test_sampled_deals_agree_with_everything_the_seat_has_seen(seed: int) -> None:
     rules = random_rules(np.random.default_rng(seed))
     bot = _search_bot(rules, seed=seed, determinizations=5)
+    checked = 0
     for _, view in _decision_points(rules, hands=3, seed=seed):
-        for deal in bot._sample_deals(view, 5):
+        for deal in sample_deals(view, 5, bot.rng).tolist():
+            checked += 1
             assert deal[view.seat] == view.hand | view.played[view.seat]
             assert sum(hand.bit_count() for hand in deal) == rules.n_players * CARDS_PER_HAND
             assert np.bitwise_or.reduce(deal) == sum(deal), "a card dealt twice"
@@ -78,6 +83,7 @@ def test_sampled_deals_agree_with_everything_the_seat_has_seen(seed: int) -> Non
                 assert hand & view.played[s] == view.played[s]
                 if s != view.seat:
                     assert (hand ^ view.played[s]) & ~view.unseen & FULL_DECK == 0, "a card the seat can see"
+    assert checked > 5, "deals of several decisions were checked"
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -96,7 +102,6 @@ def test_search_plays_legally_under_random_rules_and_its_replays_match_the_obser
 
     def choose(seat: int, observation: dict, view: SeatView) -> int:
         nonlocal searched, replayed
-        bots[seat].replayed = 0
         action = bots[seat].act(observation, view)
         assert observation["action_mask"][action]
         searched += int(observation["action_mask"].sum() > 1)
@@ -128,6 +133,7 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(
     env = sam_env.env(rules=rules)
     chose = np.zeros(len(models), dtype=int)  # decisions with a choice each model made in the playouts
     repeats = 0  # (deal, models) pairs drawn more than once: rolled out once, counted as often as drawn
+    compared = 0  # candidate values checked
 
     def play(seat: int, observation: dict, view: SeatView, bots: list) -> int:
         chose[models.index(bots[seat])] += int(observation["action_mask"].sum() > 1)
@@ -138,6 +144,7 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(
         bot = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models, proposals=proposals)
         twin = _search_bot(rules, seed=i, determinizations=3, opponent_models=opponent_models, proposals=proposals)
         deals, model_of = twin.deals_and_models(view)  # the same draws, in the same order as values() makes them
+        deals = deals.tolist()
         repeats += len(deals) - len({(*deal, *row) for deal, row in zip(deals, model_of.tolist(), strict=True)})
         values = bot.values(observation["observation"], view, candidates)
         for value, candidate in zip(values, candidates, strict=True):
@@ -153,7 +160,9 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(
                 by_seat = [models[m] for m in seat_models]
                 result = raw.result if raw.over else play_out(env, lambda s, o, v, bots=by_seat: play(s, o, v, bots))
                 money.append(result.net[view.seat] - view.net[view.seat])
-            assert value == pytest.approx(np.mean(money)), (i, candidate)
+            assert money and value == pytest.approx(np.mean(money)), (i, candidate)
+            compared += 1
+    assert compared >= 2 * len(points), compared
     assert (chose > 0).all(), f"every model chose moves in the rollouts checked: {chose.tolist()}"
     assert repeats > 0 if proposals else repeats == 0, repeats
 
@@ -181,7 +190,7 @@ def _reference_loglik(
     choice = np.zeros((len(proposals), len(moves)), dtype=bool)  # another seat's move with a choice
     dropped_at = np.full(len(proposals), len(moves))  # the move a proposal cannot make (-1: an instant win)
     for p, deal in enumerate(proposals):
-        env.reset(options={"hands": deal, "leader": view.leader})
+        env.reset(options={"hands": list(deal), "leader": view.leader})
         if raw.over:
             dropped_at[p] = -1
             continue
@@ -223,8 +232,8 @@ def test_history_loglik_equals_the_models_moves_in_the_reference_engine() -> Non
     for i, (_, view) in enumerate(points):
         # fewer proposals than ppo_search's and a smaller mismatch: more pruning, so the test sees it
         bot = _search_bot(rules, seed=i, opponent_models=("ppo_v1", "heuristic"), proposals=40, mismatch=0.05)
-        proposals = bot._sample_deals(view, 40)
-        expected, unplayable = _reference_loglik(rules, view, proposals, [network, ppo_v1, heuristic], 0.05)
+        proposals = sample_deals(view, 40, bot.rng)
+        expected, unplayable = _reference_loglik(rules, view, proposals.tolist(), [network, ppo_v1, heuristic], 0.05)
         np.testing.assert_allclose(bot.history_loglik(view, proposals), expected)
         gone = np.isinf(expected[:, 0, 0])
         kept, pruned, dropped = kept + (~gone).sum(), pruned + (gone & ~unplayable).sum(), dropped + unplayable.sum()
@@ -232,19 +241,18 @@ def test_history_loglik_equals_the_models_moves_in_the_reference_engine() -> Non
 
 
 def test_resampling_draws_deals_by_weight_and_models_by_posterior() -> None:
-    bot = _search_bot(RuleConfig(), determinizations=8, opponent_models=("ppo_v1", "heuristic"), proposals=4)
-    proposals = [[p] * 4 for p in range(4)]  # stand-ins: only their order matters here
-    deals, models = bot._resample(0, proposals, np.zeros((4, 4, 3)))
-    assert sorted(d[0] for d in deals) == [0, 0, 1, 1, 2, 2, 3, 3], "equal weights: each drawn equally often"
+    rng = np.random.default_rng(0)
+    picks, models = resample(0, np.zeros((4, 4, 3)), 8, rng)
+    assert sorted(picks.tolist()) == [0, 0, 1, 1, 2, 2, 3, 3], "equal weights: each drawn equally often"
     assert (models[:, 0] == 0).all()
     loglik = np.full((4, 4, 3), -60.0)
     loglik[2] = 0.0  # only proposal 2 explains the history ...
     loglik[2, 1] = [-60.0, -60.0, 0.0]  # ... and at seat 1 only the heuristic does
-    deals, models = bot._resample(0, proposals, loglik)
-    assert all(d[0] == 2 for d in deals) and (models[:, 1] == 2).all() and (models[:, 0] == 0).all()
+    picks, models = resample(0, loglik, 8, rng)
+    assert (picks == 2).all() and (models[:, 1] == 2).all() and (models[:, 0] == 0).all()
     loglik[:] = -np.inf
-    deals, models = bot._resample(0, proposals, loglik)
-    assert [d[0] for d in deals] == [0, 1, 2, 3, 0, 1, 2, 3], "no weight left: the uniform search on the proposals"
+    picks, models = resample(0, loglik, 8, rng)
+    assert picks.tolist() == [0, 1, 2, 3, 0, 1, 2, 3], "no weight left: the uniform search on the proposals"
     assert (models[:, 0] == 0).all() and set(np.unique(models[:, 1:])) == {0, 1, 2}
 
 
@@ -275,14 +283,16 @@ def test_the_opponent_models_are_rebuilt_for_new_rules() -> None:
             (o, v) for o, v in _decision_points(rules, hands=2, seed=4) if o["action_mask"].sum() > 1
         )
         bot.act(observation, view)
-        assert bot._venv.rules == rules and bot._policies[0].rules == rules
+        assert bot.search.policies(rules)[1].rules == rules and bot.search._rollouts.rules == rules
 
 
 def test_with_one_candidate_it_plays_the_networks_move() -> None:
     rules = RuleConfig()
     bot = _search_bot(rules, candidates=1)
     network = PPOBot(pretrained_checkpoint("ppo"))
-    for observation, view in _decision_points(rules, hands=2, seed=3):
+    points = _decision_points(rules, hands=2, seed=3)
+    assert sum(o["action_mask"].sum() > 1 for o, _ in points) > 5, "decisions with a choice were checked"
+    for observation, view in points:
         assert bot.act(observation, view) == network.act(observation, view)
 
 

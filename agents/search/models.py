@@ -2,7 +2,7 @@
 
 Why a module of their own: what stands in for an opponent (the compiled heuristic, a shipped network,
 any checkpoint) and how each is checked and made batched is a question apart from how the search uses
-them (:mod:`agents.search_bot`), and the shipped choice per table size is a measured setting
+them (:mod:`agents.search.engine`), and the shipped choice per table size is a measured setting
 (docs/ppo_bot.md) that readers look up on its own.
 """
 
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from sam_env.core import RuleConfig
 
-from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
-from .ppo.checkpoint import PolicyCheckpoint
+from ..ppo.bot import pretrained_checkpoint, pretrained_names
+from ..ppo.checkpoint import PolicyCheckpoint
 
 if TYPE_CHECKING:
     from sam_env.bot import BatchedPolicy
@@ -73,12 +73,15 @@ def checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
 
 
 def batched_policy(model: OpponentModel, rules: RuleConfig) -> BatchedPolicy:
-    """The batched policy of a checked model for these rules (the heuristic's tables depend on them;
-    imported here, as the vector env is: it is compiled)."""
+    """The batched policy of a checked model for these rules: a network compiled
+    (:class:`~.network.CompiledNetwork`), or the compiled heuristic, whose tables depend on the rules.
+    Imported here: both load numba, which the registry's other bots do not need."""
+    from .network import CompiledNetwork
+
     if isinstance(model, PolicyCheckpoint):
-        return PPOBot(model).best_actions
+        return CompiledNetwork(model)
     if model != "heuristic":
-        return PPOBot(pretrained_checkpoint(model)).best_actions
-    from .heuristic.compiled import BatchedHeuristic
+        return CompiledNetwork(pretrained_checkpoint(model))
+    from ..heuristic.compiled import BatchedHeuristic
 
     return BatchedHeuristic(rules)

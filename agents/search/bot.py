@@ -1,0 +1,220 @@
+"""``ppo_search``: a trained network that looks ahead at decision time by determinized Monte Carlo.
+
+Why: trained by PPO alone, the 4-seat network sits on a plateau near +2.6 X/hand against
+heuristic ×3 (more steps, a critic that sees the hidden hands and four times the weights did not
+move it; docs/ppo_bot.md). Card-game programs get their next step from search at decision time:
+perfect-information Monte Carlo, as in Bridge and Skat programs (Long et al., "Understanding the
+success of perfect information Monte Carlo sampling in game tree search", AAAI 2010). Here the
+compiled playout tables (:class:`~sam_env.vector.playouts.Playouts`) make it cheap: hundreds of
+sampled tables are played to the end of the hand in one batch, with batched policies as the models
+of the seats. The bot is a thin client of :class:`~.engine.BatchedSearch`, which searches many
+decisions at once (for training targets); the bot gives it one decision at a time, with its own
+generator, so both make the same moves.
+
+At each decision with more than one legal move:
+
+1. **Candidates**: the network's ``candidates`` most probable legal moves.
+2. **Determinizations**: ``determinizations`` deals that agree with what the seat's observation
+   shows. The seat keeps its own dealt cards (its hand and what it has played); every other seat
+   gets what it has played plus a uniform draw, of the size it still holds, from the cards the
+   seat cannot see. Two things a careful player could also infer are not used: which suits a seat
+   still holds, from the suits the engine picked for its plays (it takes the lowest it holds;
+   suits play no part in the rules, and the observation has none), and, under
+   ``first_leader="lowest_card"``, that the leader of a table's first hand held the lowest card
+   (a seat's view does not say whether its hand is a table's first).
+   With inference (``proposals``; ``ppo_search``'s: :data:`~.models.SHIPPED_SEARCH`),
+   ``proposals`` such deals are drawn instead and weighed by how well the models explain the other
+   seats' past moves on them: replayed, each past move with a choice is scored, for each model,
+   ``1 - mismatch`` if the model's move on those cards is the real one and ``mismatch`` if not. A
+   deal's weight is, over the other seats, the mean of the models' likelihoods (a uniform prior over
+   models); ``determinizations`` deals are drawn by weight and each seat's model from its posterior
+   on that deal.
+3. **Replay**: every deal is dealt and the hand's history replayed move by move, which reproduces
+   the public state, then the table is copied once per candidate; the search checks that every
+   replayed deal gives the seat its own observation and refuses to go on otherwise. A deal that could not
+   have been played — an instant win the real deal did not have, a forced báo 1 the sampled cards
+   would not allow — is dropped; if every deal is dropped the network's move is played.
+4. **Rollout**: each copy plays its candidate, then the hand is played to its end: the seat itself
+   by the network's most probable legal move, every other seat by a model drawn for it once per
+   sampled deal (the same for every candidate), uniformly (or from its posterior) from the network
+   and ``opponent_models`` (batched policies: the compiled heuristic, other networks). A candidate's
+   value is the seat's mean money from this decision to the end of the hand, over the deals; every
+   candidate is scored on the same deals and opponents (common random numbers), so the comparison is
+   sharper than the values.
+5. The move with the highest value is played; ties go to the network's order.
+
+Why a mix of opponent models: at 4 seats ``ppo_search`` models the other seats by its own network,
+``ppo_v1`` and the heuristic (:data:`~.models.SHIPPED_SEARCH`). In two 400-deal duplicate
+trials against
+heuristic ×3 that mix gained +0.60 [+0.20, +1.01] and +0.41 [−0.00, +0.83] X/hand over the network as the
+only model, where the heuristic alone (−0.21) and the two networks without it (−0.16) did not; against
+``ppo_v1`` and ``ppo_v2`` it changed nothing measurable (docs/ppo_bot.md). A search exploits whatever model
+it is given, quirks included, and a mix is one way to share fewer quirks with any one opponent. At other
+table sizes the network models every seat (untested mixes are not shipped). The budget matters less
+than the model: in the model's own terms, 256 deals instead of 64 add about 9 % to what the search gains
+over the network (``experiments/search_convergence.py``).
+
+Why inference: uniform deals ignore what the other seats' play says about their cards, the classic
+weakness of perfect-information Monte Carlo; weighing deals by how well the models explain that play is
+the usual remedy in Skat and Bridge programs. At 4 seats it gained +0.38 [−0.04, +0.80] X/hand in a
+400-deal paired trial against heuristic ×3, and ``ppo_search`` then scored +4.45 [+4.21, +4.69] over 2,000
+fresh deals (docs/ppo_bot.md), for about three times the CPU of the uniform search.
+
+The bot reads only its own view (``SeatView``: its hand, the public history), never the other
+hands; its opponents need not be any of its models. Its decisions depend on its seed (the sampled
+deals and the drawn models), so a seeded bot is reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sam_env.bot import Bot
+from sam_env.core import N_COMBOS, SeatView
+
+from ..ppo.bot import PPOBot, pretrained_checkpoint
+from ..ppo.checkpoint import PolicyCheckpoint
+from .deals import DecisionPoint
+from .models import OpponentModel, shipped_search
+
+if TYPE_CHECKING:
+    from .engine import BatchedSearch, SearchResult
+
+
+class SearchBot(Bot):
+    """A network's moves chosen by determinized rollouts (see the module docstring).
+
+    Args:
+        checkpoint: the network: the candidates' order, the seat's own play in rollouts and one of
+            the models of the other seats.
+        seed: seeds the sampled deals and the drawn opponent models (the bot's generator, used by one
+            decision after another).
+        determinizations: deals sampled per decision (the cost grows with it; 64 by default).
+        opponent_models: models of the other seats in rollouts besides the network, each as likely a
+            priori as the network: ``"heuristic"``, a shipped network's name or a ``PolicyCheckpoint``
+            of the same table size (none by default; ``ppo_search``'s: :data:`~.models.SHIPPED_SEARCH`).
+        candidates: the network's most probable legal moves that are scored (8 by default).
+        proposals: with inference, the uniform deals weighed by the hand's history, of which the
+            ``determinizations`` are drawn (0 by default: no inference, the deals are uniform).
+        mismatch: with inference, the probability that a model's move differs from the real one.
+        name: the agent's name in reports (default ``"ppo_search"``).
+    """
+
+    name = "ppo_search"
+
+    def __init__(
+        self,
+        checkpoint: PolicyCheckpoint,
+        seed: int | None = None,
+        determinizations: int = 64,
+        candidates: int = 8,
+        *,
+        opponent_models: Sequence[OpponentModel] = (),
+        proposals: int = 0,
+        mismatch: float = 0.1,
+        name: str | None = None,
+    ) -> None:
+        from .engine import BatchedSearch  # compiled code: loaded when a search bot is made, not with the registry
+
+        super().__init__(seed)
+        for label, value in (("determinizations", determinizations), ("candidates", candidates)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{label} must be an int >= 1, got {value!r}")
+        if isinstance(proposals, bool) or not isinstance(proposals, (int, np.integer)) or proposals < 0:
+            raise ValueError(f"proposals must be an int >= 0 (0: no inference), got {proposals!r}")
+        self.search: BatchedSearch = BatchedSearch(
+            checkpoint,
+            determinizations,
+            candidates,
+            opponent_models=opponent_models,
+            proposals=proposals,
+            mismatch=mismatch,
+            max_tables=max(int(determinizations) * int(candidates), int(proposals)),
+        )
+        self.network = PPOBot(checkpoint)
+        """The network as a bot of its own (``network.checkpoint``: its weights)."""
+        self.n_players = checkpoint.rules.n_players
+        """The only table size the network can play."""
+        self.last: SearchResult | None = None
+        """The last decision's search: candidates, their values, the move."""
+        if name is not None:
+            self.name = name
+
+    @classmethod
+    def pretrained(cls, network: str = "ppo", seed: int | None = None, *, label: str | None = None) -> SearchBot:
+        """The registry's ``ppo_search``: search over a shipped network, with the models and inference
+        of :func:`~.models.shipped_search` for its table size (``label``: the name in reports, default
+        ``"ppo_search"``)."""
+        checkpoint = pretrained_checkpoint(network)
+        shipped = shipped_search(checkpoint.rules.n_players)
+        return cls(
+            checkpoint, seed=seed, opponent_models=shipped.opponent_models, proposals=shipped.proposals, name=label
+        )
+
+    @property
+    def opponent_models(self) -> tuple[OpponentModel, ...]:
+        """The models of the other seats in rollouts besides the network, as given."""
+        return self.search.opponent_models
+
+    @property
+    def determinizations(self) -> int:
+        return self.search.determinizations
+
+    @property
+    def candidates(self) -> int:
+        return self.search.candidates
+
+    @property
+    def proposals(self) -> int:
+        return self.search.proposals
+
+    @property
+    def mismatch(self) -> float:
+        return self.search.mismatch
+
+    @property
+    def replayed(self) -> int:
+        """How many of the last search's ``determinizations`` deals could be replayed (repeats counted)."""
+        return 0 if self.last is None else self.last.replayed
+
+    def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        if not np.any(observation["action_mask"]):
+            raise ValueError(f"seat {view.seat} was asked to act with an empty action mask")
+        self.last = self.search.search([self._point(observation, view)], [self.rng])[0]
+        return self.last.move
+
+    def values(self, observation: np.ndarray, view: SeatView, candidates: np.ndarray | list[int]) -> np.ndarray:
+        """``float[len(candidates)]``: each candidate's mean money for the seat from now to the end of
+        the hand, over the sampled deals that could be replayed (``-inf`` for all if none could;
+        :attr:`replayed` says how many were)."""
+        mask = np.zeros(N_COMBOS, dtype=bool)
+        mask[list(view.legal)] = True
+        point = self._point({"observation": observation, "action_mask": mask}, view)
+        self.last = self.search.search([point], [self.rng], candidates=[np.asarray(candidates)])[0]
+        return self.last.values
+
+    def deals_and_models(self, view: SeatView) -> tuple[np.ndarray, np.ndarray]:
+        """The deals the next search of ``view`` would play (``int64[determinizations, n_players]``
+        card masks) and the model of each seat on each (0: the network, always at the seat itself;
+        ``m``: ``opponent_models[m - 1]``), drawn from the bot's generator as a search draws them."""
+        self._point_rules(view)
+        return self.search.deals_and_models(view, self.rng)
+
+    def history_loglik(self, view: SeatView, proposals: np.ndarray) -> np.ndarray:
+        """``float[len(proposals), n_players, n_models]``: :meth:`~.engine.BatchedSearch.history_loglik`
+        for one decision."""
+        self._point_rules(view)
+        return self.search.history_loglik([view], [np.asarray(proposals, dtype=np.int64)])[0]
+
+    def _point(self, observation: Mapping[str, np.ndarray], view: SeatView) -> DecisionPoint:
+        self._point_rules(view)
+        return DecisionPoint.of(observation, view)
+
+    def _point_rules(self, view: SeatView) -> None:
+        if view.rules.n_players != self.n_players:
+            raise ValueError(
+                f"{self.name}: a {view.rules.n_players}-player table, but the network plays {self.n_players} players"
+            )
