@@ -3,8 +3,9 @@
 The heuristic is deterministic, so a network trained against it can learn *its* habits — where it
 passes, what it keeps — instead of the game. The noisy heuristic plays the same plans with
 mistakes in them: at a play-phase decision with a choice, with probability ``EPSILON`` it picks
-uniformly among the legal actions (passes included). Sâm decisions stay the heuristic's: a random
-declaration is blocked almost every time and would make this bot a Sâm donor, not a player.
+uniformly among the legal actions (passes included). Sâm stays the heuristic's — the decision to
+declare, the declarer's plays and the blocks: a random declaration is blocked almost every time,
+and a random pass lets a Sâm through; either would make this bot a Sâm donor, not a player.
 The draws come from the bot's own generator (:meth:`~sam_env.bot.Bot.reseed`).
 """
 
@@ -20,7 +21,7 @@ from sam_env.core import Phase, SeatView
 from .analysis import HeuristicBot
 
 EPSILON = 0.15
-"""Chance that a play-phase decision with a choice is a uniformly random legal action."""
+"""Chance that a decision with a choice, outside Sâm, is a uniformly random legal action."""
 
 
 class NoisyHeuristicBot(Bot):
@@ -36,6 +37,7 @@ class NoisyHeuristicBot(Bot):
         self.heuristic = HeuristicBot()
 
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
-        if view.phase is Phase.PLAY and len(view.legal) > 1 and self.rng.random() < self.epsilon:
+        noisy = view.phase is Phase.PLAY and view.sam_declarer is None and len(view.legal) > 1
+        if noisy and self.rng.random() < self.epsilon:
             return int(view.legal[self.rng.integers(len(view.legal))])
         return self.heuristic.act(observation, view)
