@@ -159,8 +159,8 @@ PANEL_HEAD = ["panel bot", "candidate", "deals", "candidate X/hand", f"{BASELINE
 def panel_text_table(rows: Sequence[PanelRow]) -> str:
     """Generalization margins (:mod:`.panel`) as aligned plain text that fits 100 columns."""
     lines = [
-        f"generalization margins: X/hand against n-1 copies of each panel bot, the candidate's and the {BASELINE}'s",
-        "on the same deals and seatings; margin = candidate - heuristic, 95% CI paired over deals",
+        f"generalization margins: the candidate's and the {BASELINE}'s X/hand against n-1 copies of each",
+        f"panel bot, same deals and seatings; margin = candidate - {BASELINE}, its 95% CI paired over deals",
     ]
     return "\n".join(lines + _aligned(PANEL_HEAD, [_panel_cells(r) for r in rows], 2))
 
