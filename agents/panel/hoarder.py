@@ -52,7 +52,8 @@ class HoarderBot(PanelBot):
         rest_split = self._rest_split(view, counts)
         if len(rest_split) <= ENDGAME_PLAYS:
             # Cash the power while a last play remains (2s before quads, so a quad can be the last).
-            cash = [a for a in plays if is_power(a)]
+            power_split = best_split(_only(counts, power), view.rules.straights_with_two)[1]
+            cash = [a for a in power_split if a in plays]
             if cash:
                 return max(cash, key=lambda a: (COMBOS[a].only_twos, -size(a)))
         candidates = [a for a in rest_split if a in plays] or [a for a in plays if not set(_ranks(a)) & power]
@@ -90,6 +91,10 @@ class HoarderBot(PanelBot):
 
     def _rest_split(self, view: SeatView, counts: Counts) -> tuple[int, ...]:
         return best_split(without(counts, power_ranks(counts)), view.rules.straights_with_two)[1]
+
+
+def _only(counts: Counts, ranks: set[int]) -> Counts:
+    return tuple(c if r in ranks else 0 for r, c in enumerate(counts))
 
 
 def _ranks(action: int) -> list[int]:
