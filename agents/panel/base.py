@@ -115,6 +115,17 @@ def short_sizes(view: SeatView) -> set[int]:
     return {n for n in opponent_cards(view) if n <= SHORT_CARDS}
 
 
+def around_short_seats(view: SeatView, candidates: list[int], plays: list[int]) -> list[int]:
+    """The leads among ``candidates`` that no opponent short of cards can answer with its last ones;
+    failing that, against a one-card opponent the highest single of ``plays``, else ``candidates``."""
+    risky = short_sizes(view)
+    safe = [a for a in candidates if size(a) not in risky]
+    if safe:
+        return safe
+    singles = [a for a in plays if COMBOS[a].kind == Kind.SINGLE]
+    return [max(singles, key=key)] if 1 in risky and singles else candidates
+
+
 def possible_beaters(view: SeatView) -> np.ndarray:
     """Combinations the unseen cards could form, no bigger than the largest opponent hand."""
     return beaters(unseen_counts(view), view.rules, max(opponent_cards(view)))

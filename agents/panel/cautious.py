@@ -14,19 +14,19 @@ player keeps its hand whole much longer and lets the others fight over tricks.
 
 from __future__ import annotations
 
-from sam_env.core import COMBOS, Kind, SeatView
+from sam_env.core import COMBOS, SeatView
 from sam_env.core.combos import PASS
 
 from .analysis import COST, Counts
 from .base import (
     PanelBot,
+    around_short_seats,
     bottom,
     is_chop,
     is_power,
     key,
     opponent_cards,
     possible_beaters,
-    short_sizes,
     size,
     split_of,
     unbeatable,
@@ -52,14 +52,7 @@ class CautiousBot(PanelBot):
             if sure and len(sure) < len(split):
                 return max(sure, key=lambda a: (COMBOS[a].only_twos, size(a)))
         candidates = [a for a in split if not _is_control(a)] or split or plays
-        risky = short_sizes(view)
-        safe = [a for a in candidates if size(a) not in risky]
-        if not safe:
-            singles = [a for a in plays if COMBOS[a].kind == Kind.SINGLE]
-            if 1 in risky and singles:
-                return max(singles, key=key)
-            safe = candidates
-        return min(safe, key=lambda a: (bottom(a), -size(a)))
+        return min(around_short_seats(view, candidates, plays), key=lambda a: (bottom(a), -size(a)))
 
     def follow(self, view: SeatView, counts: Counts, plays: list[int]) -> int:
         chops = [a for a in plays if is_chop(a, view.table_combo)]

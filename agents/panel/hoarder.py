@@ -19,19 +19,19 @@ paid for (thối 2).
 
 from __future__ import annotations
 
-from sam_env.core import COMBOS, Kind, SeatView
+from sam_env.core import COMBOS, SeatView
 from sam_env.core.combos import PASS
 
 from .analysis import Counts, best_split, counts_after, plan_cost
 from .base import (
     PanelBot,
+    around_short_seats,
     bottom,
     is_chop,
     is_power,
     key,
     opponent_cards,
     power_ranks,
-    short_sizes,
     size,
     without,
 )
@@ -58,14 +58,7 @@ class HoarderBot(PanelBot):
                 return max(cash, key=lambda a: (COMBOS[a].only_twos, -size(a)))
         candidates = [a for a in rest_split if a in plays] or [a for a in plays if not set(_ranks(a)) & power]
         candidates = candidates or plays
-        risky = short_sizes(view)
-        safe = [a for a in candidates if size(a) not in risky]
-        if not safe:
-            singles = [a for a in plays if COMBOS[a].kind == Kind.SINGLE]
-            if 1 in risky and singles:
-                return max(singles, key=key)
-            safe = candidates
-        return min(safe, key=lambda a: (bottom(a), -size(a)))
+        return min(around_short_seats(view, candidates, plays), key=lambda a: (bottom(a), -size(a)))
 
     def follow(self, view: SeatView, counts: Counts, plays: list[int]) -> int:
         chops = [a for a in plays if is_chop(a, view.table_combo)]

@@ -14,11 +14,11 @@ counts cards: a hand ends when one seat is empty, and every card left costs a lo
 
 from __future__ import annotations
 
-from sam_env.core import COMBOS, Kind, SeatView
+from sam_env.core import SeatView
 from sam_env.core.combos import PASS
 
-from .analysis import Counts
-from .base import PanelBot, cost_after, is_chop, is_power, key, opponent_cards, short_sizes, size, split_of
+from .analysis import Counts, plan_cost
+from .base import PanelBot, around_short_seats, cost_after, is_chop, is_power, key, opponent_cards, size, split_of
 
 BREAK_TOLERANCE = 1.0
 """Most a follow may raise the hand's plan cost (about one extra weak play) to shed its cards."""
@@ -34,14 +34,7 @@ class ShedderBot(PanelBot):
     def lead(self, view: SeatView, counts: Counts, plays: list[int]) -> int:
         split = [a for a in split_of(view, counts) if a in plays]
         candidates = [a for a in split if not is_power(a)] or split or plays
-        risky = short_sizes(view)
-        safe = [a for a in candidates if size(a) not in risky]
-        if not safe:
-            singles = [a for a in plays if COMBOS[a].kind == Kind.SINGLE]
-            if 1 in risky and singles:
-                return max(singles, key=key)
-            safe = candidates
-        return max(safe, key=lambda a: (size(a), -key(a)))
+        return max(around_short_seats(view, candidates, plays), key=lambda a: (size(a), -key(a)))
 
     def follow(self, view: SeatView, counts: Counts, plays: list[int]) -> int:
         chops = [a for a in plays if is_chop(a, view.table_combo)]
@@ -51,7 +44,7 @@ class ShedderBot(PanelBot):
         fitting = [a for a in plays if a in split and not is_power(a)]
         if fitting:
             return min(fitting, key=key)
-        now = cost_after(view, counts, PASS)
+        now = plan_cost(counts, view.rules.straights_with_two)
         plain = [a for a in plays if not is_power(a)]
         if plain:
             best = min(plain, key=lambda a: (cost_after(view, counts, a), key(a)))
