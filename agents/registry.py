@@ -18,6 +18,7 @@ from sam_env.core import RuleConfig
 
 from .greedy_bot import GreedyBot
 from .heuristic.bot import HeuristicBot
+from .panel import PANEL_BOTS
 from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
 from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, check_table, is_checkpoint_path
 from .search import SearchBot
@@ -29,6 +30,8 @@ FACTORIES: dict[str, BotFactory] = {
     GreedyBot.name: GreedyBot,
     HeuristicBot.name: HeuristicBot,
 }
+# The held-out panel (agents/panel): evaluation opponents that no training config may seat.
+FACTORIES.update(PANEL_BOTS)
 # The pretrained networks shipped in agents/pretrained, by file stem ("ppo").
 FACTORIES.update({name: partial(PPOBot.pretrained, name) for name in pretrained_names()})
 # The shipped "ppo" networks with determinized search at decision time (agents/search/).

@@ -11,10 +11,21 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from agents.panel import PANEL
 from agents.registry import available
 from apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
+from evaluation.panel import panel_matches, panel_rows
 from evaluation.ratings import rate
-from evaluation.report import markdown_table, plot, text_table, write_csv, write_json
+from evaluation.report import (
+    markdown_table,
+    panel_markdown,
+    panel_text_table,
+    plot,
+    text_table,
+    write_csv,
+    write_json,
+    write_panel_json,
+)
 from evaluation.seating import adjacent_flows
 from evaluation.tournament import Match, run_matches
 from sam_env.core import RuleConfig
@@ -29,6 +40,9 @@ examples:
   sam-eval --candidates greedy --opponents ppo heuristic random --deals 2000 --out results/mixed
       one mixed table: greedy against ppo, heuristic and random together, every deal played over
       balanced orders of the opponents so that no bot always sits after the same one
+  sam-eval --candidates ppo ppo_v1 --panel --deals 2000 --out results/panel
+      each candidate and the heuristic against three copies of each held-out panel bot, and the table
+      of generalization margins (candidate minus heuristic, paired over deals; docs/panel.md)
   sam-eval --candidates heuristic greedy --deals 100000 --ray --address auto
       the same tournament over a Ray cluster (pip install -e ".[rllib]"; docs/rllib.md)
 """
@@ -71,6 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="one mixed table per candidate: n-1 names (or one name for all n-1 seats), seated over "
         "balanced orders (default without --against/--opponents: every ordered pair of candidates)",
     )
+    lineups.add_argument(
+        "--panel",
+        nargs="*",
+        metavar="NAME",
+        help="every candidate and the heuristic against n-1 copies of each held-out panel bot (with no name, "
+        f"the whole panel: {', '.join(PANEL)}); also prints and writes panel.md and panel.json: each "
+        "candidate's generalization margin (its X/hand minus the heuristic's, 95%% CI paired over deals)",
+    )
     parser.add_argument(
         "--mirror",
         nargs="*",
@@ -106,11 +128,14 @@ def plan_matches(args: argparse.Namespace, rules: RuleConfig) -> list[Match]:
     candidates = list(dict.fromkeys(args.candidates))
     mirror = candidates if args.mirror == [] else list(dict.fromkeys(args.mirror or []))
     against = list(dict.fromkeys(args.against or []))
-    check_bots([*candidates, *(args.opponents or []), *against, *mirror], rules)
+    panel = None if args.panel is None else list(dict.fromkeys(args.panel or PANEL))
+    check_bots([*candidates, *(args.opponents or []), *against, *mirror, *(panel or [])], rules)
     unknown_mirror = [m for m in mirror if m not in candidates]
     if unknown_mirror:
         raise ValueError(f"--mirror names must be among --candidates; not a candidate: {', '.join(unknown_mirror)}")
-    if args.opponents:
+    if panel is not None:
+        matches = panel_matches(candidates, panel, n)
+    elif args.opponents:
         lineup = tuple(opponent_lineup(args.opponents, n))
         matches = [Match(c, lineup) for c in candidates]
     elif against:
@@ -168,6 +193,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     plot(args.out / "x_per_hand.png", summaries, title)
     print(title)
     print(text_table(summaries, ratings, flows))
+    if args.panel is not None:
+        rows = panel_rows(results)
+        (args.out / "panel.md").write_text(panel_markdown(rows), encoding="utf-8")
+        write_panel_json(args.out / "panel.json", config, rows)
+        print("\n" + panel_text_table(rows) + f"\n(also in panel.md and panel.json in {args.out})")
     print(
         f"\n{sum(s.hands for s in summaries)} hands in {elapsed:.1f} s on {where}\n"
         f"wrote summary.csv, summary.json, summary.md (every column) and x_per_hand.png to {args.out}"

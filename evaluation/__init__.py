@@ -6,6 +6,7 @@
 * :mod:`.stats` — per-hand metrics and the duplicate confidence interval;
 * :mod:`.ratings` — money per hand and openskill ratings from a round-robin;
 * :mod:`.seating` — the money between neighbouring bots;
+* :mod:`.panel` — generalization margins: a bot against the held-out panel beside the heuristic;
 * :mod:`.report` — terminal table, CSV, JSON, Markdown and plot;
 
 The ``sam-eval`` command line is :mod:`apps.evaluate` (``sam-eval --help``).

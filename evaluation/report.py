@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from .panel import BASELINE, PanelRow
 from .ratings import RatingRow
 from .seating import NeighbourFlow
 from .stats import EVENT_METRICS, Summary
@@ -135,6 +136,48 @@ def markdown_table(
         lines += ["| before | after | hands | X/hand |", "|---|---|---|---|"]
         lines += [f"| {f.before} | {f.after} | {f.hands} | {_fmt(f.x_per_hand)} |" for f in flows]
     return "\n".join(lines) + "\n"
+
+
+def _interval(x: float, low: float, high: float) -> str:
+    return f"{_fmt(x)} [{_fmt(low)}, {_fmt(high)}]"
+
+
+def _panel_cells(row: PanelRow) -> list[str]:
+    return [
+        row.panel_bot,
+        row.candidate,
+        str(row.deals),
+        _interval(row.x_per_hand, row.ci_low, row.ci_high),
+        _interval(row.baseline_x_per_hand, row.baseline_ci_low, row.baseline_ci_high),
+        _interval(row.margin, row.margin_low, row.margin_high),
+    ]
+
+
+PANEL_HEAD = ["panel bot", "candidate", "deals", "candidate X/hand", f"{BASELINE} X/hand", "generalization margin"]
+
+
+def panel_text_table(rows: Sequence[PanelRow]) -> str:
+    """Generalization margins (:mod:`.panel`) as aligned plain text that fits 100 columns."""
+    lines = [
+        f"generalization margins: the candidate's and the {BASELINE}'s X/hand against n-1 copies of each",
+        f"panel bot, same deals and seatings; margin = candidate - {BASELINE}, its 95% CI paired over deals",
+    ]
+    return "\n".join(lines + _aligned(PANEL_HEAD, [_panel_cells(r) for r in rows], 2))
+
+
+def panel_markdown(rows: Sequence[PanelRow]) -> str:
+    """Generalization margins as a Markdown table, X/hand with its 95 % interval in every cell."""
+    lines = ["| " + " | ".join(PANEL_HEAD) + " |", "|" + "---|" * len(PANEL_HEAD)]
+    for r in rows:
+        cells = _panel_cells(r)
+        cells[-1] = f"**{_fmt(r.margin)}** [{_fmt(r.margin_low)}, {_fmt(r.margin_high)}]"
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_panel_json(path: Path, config: dict[str, object], rows: Sequence[PanelRow]) -> None:
+    data = {"config": config, "baseline": BASELINE, "rows": [asdict(r) for r in rows]}
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def write_csv(path: Path, summaries: Sequence[Summary]) -> None:

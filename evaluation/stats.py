@@ -64,6 +64,19 @@ def mean_ci(per_deal: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def paired_difference(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """``(mean, low, high)`` of ``a - b`` deal by deal: two bots' per-deal values on the same deals.
+
+    Pairing takes out what the two share — the cards of each deal — so the interval of the
+    difference is narrower than the two intervals side by side; it needs the same deals in the
+    same order (and, for a duplicate match, the same seatings behind each per-deal value).
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"paired values need one value per deal from each, same deals; got {a.shape}, {b.shape}")
+    return mean_ci(a - b)
+
+
 @dataclass(frozen=True)
 class Summary:
     """One agent's results in one match (every rotation of every deal)."""

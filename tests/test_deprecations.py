@@ -24,7 +24,7 @@ REMOVED = [
     "from agents.base import Agent",
     "from agents.random_bot import RandomAgent",
     "from agents.greedy_bot import GreedyAgent",
-    "from agents.heuristic_bot import HeuristicAgent",
+    "from agents.heuristic.bot import HeuristicAgent",
     "from agents.human import HumanAgent",
     "from agents.ppo_bot import PPOAgent",
     "from agents.checkpoint import load_policy",

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import yaml
 
+from agents.panel import PANEL, is_panel_bot
 from agents.ppo.checkpoint import ACTIVATIONS, PolicyArch
 from agents.registry import available
 from sam_env import RuleConfig, RuleConfigError
@@ -33,6 +34,23 @@ Config = TypeVar("Config", bound="RunConfig")
 
 class ConfigError(ValueError):
     """A training configuration that names an unknown key or holds a value that is not allowed."""
+
+
+def refuse_panel_bots(field_name: str, names: Iterable[object]) -> None:
+    """Raise :class:`ConfigError` if ``names`` (what a config field seats at the learner's tables) holds a
+    held-out panel bot (:mod:`agents.panel`).
+
+    The panel measures how a network plays against styles it never met, which holds only while no
+    run learns from them. Every field that puts bots at the learner's tables calls this; evaluation
+    fields (``eval_opponents``, ``final_eval_opponents``) may name panel bots: evaluating trains nothing.
+    """
+    seated = [str(n) for n in names if is_panel_bot(n)]
+    if seated:
+        raise ConfigError(
+            f"config field {field_name} names {', '.join(seated)}: the held-out panel ({', '.join(PANEL)}) "
+            "never plays at a learner's table, so that it measures play against styles no run has seen "
+            "(docs/panel.md); evaluate against it with eval_opponents, final_eval_opponents or sam-eval --panel"
+        )
 
 
 class TrainResult(NamedTuple):
@@ -213,6 +231,7 @@ class OpponentMix:
     def from_mapping(cls, mix: object) -> OpponentMix:
         if not isinstance(mix, Mapping):
             raise ConfigError(f"config field opponents = {mix!r} is not allowed; expected a mapping of weights")
+        refuse_panel_bots("opponents", mix)
         unknown = sorted(str(k) for k in mix if k not in OPPONENT_KINDS)
         if unknown:
             raise ConfigError(f"unknown opponent kind(s) {unknown}; allowed: {', '.join(OPPONENT_KINDS)}")

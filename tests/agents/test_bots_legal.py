@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 import sam_env
+from agents.panel import PANEL_BOTS
+from agents.panel.base import PanelBot
 from agents.registry import available, can_play, load_bot
 from agents.search import SearchBot
 from evaluation.tournament import play_out
@@ -25,6 +27,8 @@ RULE_CASES = [
     RuleConfig(n_players=3, instant_wins=frozenset(), allow_sam=False, finish_on_two="lose_and_continue"),
 ]
 HANDS_PER_CASE = 150
+HONOUR_BAO1 = {"heuristic"} | {name for name, bot in PANEL_BOTS.items() if issubclass(bot, PanelBot)}
+"""Bots that, as the upper seat of a one-card seat, play a single only if it is their highest (§7)."""
 
 
 def _at_test_budget(bot: Bot, seed: int) -> Bot:
@@ -55,10 +59,10 @@ def test_every_bot_only_plays_legal_actions(rules: RuleConfig) -> None:
         assert observation["action_mask"][action] == 1, f"{bot.name} chose illegal {COMBOS[action].name}"
         assert action in view.legal
         decisions += 1
-        if bot.name == "heuristic" and view.responsible and COMBOS[action].kind == Kind.SINGLE:
+        if bot.name in HONOUR_BAO1 and view.responsible and COMBOS[action].kind == Kind.SINGLE:
             responsible_singles += 1
             top = max(r for r, c in enumerate(view.counts) if c)
-            assert COMBOS[action].key == top, "báo 1: a responsible heuristic plays its highest single"
+            assert COMBOS[action].key == top, f"báo 1: a responsible {bot.name} plays its highest single"
         return action
 
     for hand_number in range(HANDS_PER_CASE):

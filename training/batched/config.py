@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..config import OPPONENT_KINDS, MaskedPPOConfig, OpponentMix, require_field
+from ..config import OPPONENT_KINDS, MaskedPPOConfig, OpponentMix, refuse_panel_bots, require_field
 
 BATCHED_OPPONENTS = ("self_play", "random", "heuristic")
 """The opponents the batched trainer can seat: networks, the random player and the compiled heuristic,
@@ -70,6 +70,7 @@ class BatchedConfig(MaskedPPOConfig):
         fixed = self.fixed_opponents
         ok = isinstance(fixed, (list, tuple)) and all(isinstance(o, str) and o for o in fixed)
         require_field("fixed_opponents", fixed, ok, "a list of network bots (shipped names or checkpoint paths)")
+        refuse_panel_bots("fixed_opponents", fixed)
         object.__setattr__(self, "fixed_opponents", tuple(fixed))
         init = self.init_from
         require_field(
