@@ -49,6 +49,48 @@ FOUR_TWOS_DEAL = [
 ]
 """Seat 2 is dealt four 2s: an instant win (§9) under the default rules."""
 
+INSTANT_WIN_DEALS: dict[str, tuple[list[list[str]], int]] = {
+    "four_twos": (FOUR_TWOS_DEAL, 2),
+    "dragon": (
+        [
+            ["3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "KS", "AS"],
+            ["3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "KH", "AH"],
+            ["3D", "4C", "5D", "6C", "7D", "8C", "9D", "10C", "JD", "QC"],
+            ["JS", "JH", "QS", "QH", "KC", "KD", "AC", "AD", "2S", "2C"],
+        ],
+        2,
+    ),
+    "same_colour": (
+        [
+            ["3S", "4D", "5S", "6H", "7S", "8D", "9S", "10H", "JS", "KS"],
+            ["3C", "4S", "5C", "6S", "7C", "8S", "9C", "10S", "JC", "AH"],
+            ["3H", "4C", "5D", "6C", "7H", "8C", "9D", "10D", "JH", "KC"],
+            ["3D", "5H", "7D", "9H", "JD", "KH", "2D", "4H", "6D", "8H"],
+        ],
+        3,
+    ),
+    "three_triples": (
+        [
+            ["4S", "4C", "6S", "6C", "7S", "8S", "10S", "JS", "QS", "KH"],
+            ["3S", "3C", "3D", "5S", "5C", "5D", "9H", "9S", "9C", "KD"],
+            ["4D", "4H", "6D", "6H", "7C", "7D", "8C", "8D", "10C", "JC"],
+            ["3H", "5H", "7H", "8H", "9D", "10D", "10H", "JD", "JH", "QC"],
+        ],
+        1,
+    ),
+    "five_pairs": (
+        [
+            ["3S", "3C", "5D", "5H", "7S", "7C", "9D", "9H", "JS", "JC"],
+            ["4S", "4C", "6S", "6C", "8S", "8C", "10S", "QS", "KS", "AS"],
+            ["3D", "4D", "6D", "8D", "10D", "QD", "KD", "AD", "2D", "2S"],
+            ["3H", "4H", "6H", "8H", "10H", "QH", "KH", "AH", "2H", "2C"],
+        ],
+        0,
+    ),
+}
+"""Per instant-win kind (§9), a 4-seat deal (from tests/scenarios/instant.yaml) and the seat that wins it
+when that kind alone is enabled (``RuleConfig(instant_wins={kind})``)."""
+
 
 def actions(names: list[str]) -> list[int]:
     return [action_index(n) for n in names]
