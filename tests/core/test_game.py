@@ -128,7 +128,7 @@ def test_an_instant_win_waits_for_the_winners_one_move() -> None:
             "four_twos",
         )
         assert hand.legal_moves() == [REVEAL_INSTANT_WIN] == [combo_index("decline_sam")]
-        with pytest.raises(IllegalMoveError, match="legal moves: decline_sam$"):
+        with pytest.raises(IllegalMoveError, match=r"legal moves: decline_sam$"):
             hand.step(combo_index("declare_sam"))
         hand.step(REVEAL_INSTANT_WIN)
         assert hand.over and hand.history == [(1, REVEAL_INSTANT_WIN)]
