@@ -268,4 +268,20 @@ class SingleAgentEnv(gym.Env):
         return aec.observation_of(self.seat), {"seat": self.seat, "action_mask": self._mask}
 
 
+class MaskInObservation(gym.ObservationWrapper):
+    """The single-agent view with its legal moves inside the observation: ``{"obs": vector, "mask": bool[201]}``.
+
+    For libraries that read an action mask from the observation rather than from ``action_masks()``
+    (Tianshou's DQN and PPO apply ``obs.mask``, as for PettingZoo games); ``docs/clients.md`` shows it.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        n = int(env.action_space.n)
+        self.observation_space = spaces.Dict({"obs": env.observation_space, "mask": spaces.MultiBinary(n)})
+
+    def observation(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        return {"obs": observation, "mask": self.env.unwrapped.action_masks().copy()}
+
+
 register_gymnasium_id()  # gymnasium.make("sam_env/Sam-v1") builds SingleAgentEnv
