@@ -69,5 +69,5 @@ def test_the_single_agent_view_draws_the_learners_side() -> None:
     env = SingleAgentEnv(render_mode="rgb_array", learner_seat=3, reveal_hands=True)
     env.reset(seed=1)
     np.testing.assert_array_equal(env.render(), env.aec.render_image(3, reveal=True))
-    with pytest.raises(ValueError, match="render_seat=4 must be a seat in 0..3"):
+    with pytest.raises(ValueError, match=r"render_seat=4 must be a seat in 0\.\.3"):
         sam_env.env(render_seat=4)
