@@ -28,7 +28,8 @@ def test_pettingzoo_performance_benchmark(capsys: pytest.CaptureFixture[str]) ->
 
 def test_record_video_writes_every_hand_and_statistics_count_the_money(tmp_path: Path) -> None:
     env = gymnasium.make("sam_env/Sam-v1", render_mode="rgb_array", learner_seat=2)
-    env = RecordVideo(RecordEpisodeStatistics(env), str(tmp_path), episode_trigger=lambda episode: True)
+    folder = tmp_path / "videos"  # a new folder: RecordVideo warns before writing into an existing one
+    env = RecordVideo(RecordEpisodeStatistics(env), str(folder), episode_trigger=lambda episode: True)
     returns = []
     for options in ({"hands": FOUR_TWOS_DEAL}, None):  # seat 2's instant win, then a random hand
         env.reset(seed=0, options=options)
@@ -39,7 +40,7 @@ def test_record_video_writes_every_hand_and_statistics_count_the_money(tmp_path:
     env.close()
     assert returns[0] == (60.0, 60, "instant_win")
     assert returns[1][0] == returns[1][1]
-    videos = sorted(tmp_path.glob("*.mp4"))
+    videos = sorted(folder.glob("*.mp4"))
     assert len(videos) == 2 and all(v.stat().st_size > 1000 for v in videos)
     frame = env.unwrapped.render()
     assert frame.shape == (640, 960, 3) and frame.dtype == np.uint8

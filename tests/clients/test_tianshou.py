@@ -26,10 +26,10 @@ def test_collector_crosses_instant_win_deals_and_stacks_the_infos() -> None:
         VectorReplayBuffer(4_000, 2),
     )
     collector.reset()
-    stats = collector.collect(n_step=300)
+    stats = collector.collect(n_episode=6)  # every other hand an instant win
     buffer = collector.buffer
     ended = buffer.terminated[: len(buffer)]
     reasons = buffer.info.reason[: len(buffer)][ended]
-    assert stats.n_collected_episodes >= 4 and "instant_win" in set(reasons)
+    assert stats.n_collected_episodes >= 6 and "instant_win" in set(reasons)
     assert buffer.info.net.dtype.kind == "i" and buffer.info.winner.dtype.kind == "i"
     assert np.all(buffer.rew[: len(buffer)].sum(axis=1) == 0), "every step's money is zero-sum over the seats"

@@ -234,6 +234,37 @@ def test_learner_seat_none_draws_seats() -> None:
     assert [again.reset()[1]["seat"] for _ in range(40)] == seats
 
 
+def test_a_learner_dealt_an_instant_win_has_one_move_that_collects_it() -> None:
+    env = SingleAgentEnv(learner_seat=2, reward_scale=0.5)
+    _, info = env.reset(seed=0, options={"hands": FOUR_TWOS_DEAL})
+    assert np.flatnonzero(env.action_masks()).tolist() == [DECLINE] == np.flatnonzero(info["action_mask"]).tolist()
+    _, reward, terminated, truncated, info = env.step(DECLINE)
+    assert (reward, terminated, truncated) == (30.0, True, False)
+    assert {k: info[k] for k in ("net", "winner", "reason", "illegal_actions")} == {
+        "net": 60,
+        "winner": 2,
+        "reason": "instant_win",
+        "illegal_actions": 0,
+    }
+    assert "result" not in info and env.result.instant_win == "four_twos"
+
+
+@pytest.mark.parametrize("result_info", [False, True])
+def test_final_infos_hold_scalars_unless_the_result_is_asked_for(result_info: bool) -> None:
+    env = SingleAgentEnv(learner_seat=0, result_info=result_info)
+    env.reset(seed=2)
+    _, info = play_episode(env, np.random.default_rng(2))
+    scalars = {"seat", "action_mask", "net", "winner", "reason", "illegal_actions"}
+    assert set(info) == (scalars | {"result"} if result_info else scalars)
+    assert all(np.isscalar(info[k]) for k in scalars - {"action_mask"})
+    if result_info:
+        assert info["result"] == env.result.to_dict()
+    penalised = SingleAgentEnv(learner_seat=0, on_illegal="penalty")
+    penalised.reset(seed=2)
+    _, _, _, _, info = penalised.step(PASS if not penalised.action_masks()[PASS] else 200)
+    assert scalars <= set(info) and info["reason"] == "illegal_action" and info["winner"] == -1
+
+
 def test_learner_seat_option_per_reset() -> None:
     env = SingleAgentEnv(learner_seat=0)
     assert env.reset(seed=0, options={"learner_seat": 3})[1]["seat"] == 3
