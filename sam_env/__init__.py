@@ -6,7 +6,7 @@ wrapper; ``sam_env.raw_env`` the unwrapped class; ``sam_env.core`` the rules eng
 The environment layer (``env``, ``raw_env``, ``SingleAgentEnv``, and ``VectorEnv``, the batched
 compiled engine) is imported on first use, so that ``import sam_env.core`` (which runs this file
 first) loads no pettingzoo, gymnasium, torch or numba: the dependency direction of STYLE.md. The
-gymnasium id ``sam_env/Sam-v0`` is registered by :mod:`sam_env.wrappers`, where the single-agent
+gymnasium id ``sam_env/Sam-v1`` is registered by :mod:`sam_env.wrappers`, where the single-agent
 view lives (see :func:`register_gymnasium_id`).
 """
 
@@ -31,7 +31,9 @@ from .core import (
 )
 from .encoding import ENCODING_VERSION, N_ACTIONS, action_index, action_name
 
-GYMNASIUM_ID = "sam_env/Sam-v0"
+GYMNASIUM_ID = "sam_env/Sam-v1"
+DEPRECATED_GYMNASIUM_IDS = ("sam_env/Sam-v0",)
+"""Earlier versions of the id: they build today's view, and gymnasium warns that they are out of date."""
 
 _LAZY = {
     "env": "sam_env.aec_env",
@@ -52,26 +54,30 @@ def __getattr__(name: str) -> object:
 
 
 def register_gymnasium_id() -> None:
-    """Register the single-agent view as ``sam_env/Sam-v0`` with gymnasium, if gymnasium is loaded.
+    """Register the single-agent view as ``sam_env/Sam-v1`` with gymnasium, if gymnasium is loaded.
 
     :mod:`sam_env.wrappers` calls this when it is imported (gymnasium's intended way: importing the
     package that holds the environment registers it). So do ``import sam_env`` when gymnasium is
     already imported, and the first use of the environment layer (``sam_env.env``,
     ``sam_env.SingleAgentEnv``). ``import sam_env`` alone never imports gymnasium (``sam_env.core``
     runs this file first); after ``import sam_env; import gymnasium``, use
-    ``gymnasium.make("sam_env.wrappers:sam_env/Sam-v0")`` (gymnasium imports the module) or
+    ``gymnasium.make("sam_env.wrappers:sam_env/Sam-v1")`` (gymnasium imports the module) or
     ``import sam_env.wrappers``.
 
     The id is registered with ``on_illegal="penalty"``: an unmasked illegal action ends the hand with
     a penalty and ``info["illegal_action"]`` (see :class:`sam_env.SingleAgentEnv`), which is what
     gymnasium's and SB3's checkers, and algorithms without masks, need. ``SingleAgentEnv()`` built
-    directly raises instead.
+    directly raises instead. ``sam_env/Sam-v0`` still builds the view, with gymnasium's own
+    ``DeprecationWarning`` that a newer version exists (v1: see the CHANGELOG).
     """
     gymnasium = sys.modules.get("gymnasium")
-    if gymnasium is not None and GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(
-            id=GYMNASIUM_ID, entry_point="sam_env.wrappers:SingleAgentEnv", kwargs={"on_illegal": "penalty"}
-        )
+    if gymnasium is None:
+        return
+    for env_id in (GYMNASIUM_ID, *DEPRECATED_GYMNASIUM_IDS):
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id, entry_point="sam_env.wrappers:SingleAgentEnv", kwargs={"on_illegal": "penalty"}
+            )
 
 
 register_gymnasium_id()

@@ -64,8 +64,27 @@ domain values (`SeatView`) for rule-based bots.
 
 Money in units of the bet X, times `reward_scale`, credited to the seat it belongs to when it
 changes hands: chop money at the chop (also to a seat that is not acting), the settlement when
-the hand ends. Over a hand each agent's rewards sum to its net in the ledger; the ledger is
-`env.unwrapped.ledger` and the final `infos[agent]["result"]`. Every hand is zero-sum.
+the hand ends. Over a hand each agent's rewards sum to its net in the ledger; the ledger so far
+is `env.unwrapped.ledger`, the finished hand's `HandResult` `env.unwrapped.result`. Every hand
+is zero-sum.
+
+### Infos
+
+Empty while the hand is played. When it ends, each agent's info holds fixed-shape scalars, so
+that libraries which stack infos into arrays (Tianshou, TorchRL) can: `"net"` (the agent's
+money in the hand, in X), `"winner"` (the winning seat, -1 for none) and `"reason"` (how the
+hand ended, e.g. `"normal"`, `"instant_win"`). `raw_env(result_info=True)` adds `"result"`, the
+whole result as a nested dict with its ledger (lists whose length varies from hand to hand).
+
+### Instant wins
+
+A deal with an instant win (`docs/rules.md`) is decided before anyone plays, but no agent is
+terminated at `reset()`: the instant winner is the agent to act, in the Sâm-decision phase
+(also when `allow_sam` is off), with exactly one legal move, `decline_sam`
+(`sam_env.core.REVEAL_INSTANT_WIN`). That move reveals the win and ends the hand: every other
+agent pays the winner, as the rules say, and is terminated with that money in its reward. A
+learner at that seat sees a one-move decision (nothing to choose, so nothing for a policy to
+learn) and its value; the other agents see the hand end before they act.
 
 ### Reset
 
@@ -77,11 +96,24 @@ the hand ends. Over a hand each agent's rewards sum to its net in the ledger; th
   as `"hand"` still shows); pass `strict_options=True` to the constructor to raise `ValueError`
   instead. A known key with a bad value always raises.
 
-A deal with an instant win (§9) is decided before anyone acts: `reset` leaves every agent
-terminated with its money already in `last()`'s reward, and each agent steps `None` once.
+A deal with an instant win is no exception: the instant winner is to act (see above).
+
+### Rendering
+
+`render_mode="ansi"` returns the table as text (every hand shown), `"human"` prints it, and
+`"rgb_array"` returns a `uint8[640, 960, 3]` picture of the table seen from `render_seat`
+(default 0): its cards face up, the others face down unless `reveal_hands=True`, the play to
+beat, who passed, báo 1 and báo Sâm, and each seat's money so far (gymnasium's `RecordVideo`
+and PettingZoo's `render_test` take it as it is). Drawing needs Pillow, imported on the first
+picture.
 
 ### Version history
 
+* v1: no agent is terminated at `reset()`: an instant-win deal waits for the winner's one move
+  (`decline_sam`), which settles it; infos hold scalars (`net`, `winner`, `reason`) instead of
+  the nested result (`result_info=True` restores it); `render_mode="rgb_array"`. Observations,
+  the action table and the rewards of every other deal are those of v0, so trained networks
+  keep working (same encoding fingerprint).
 * v0: initial release. Later changes that keep every observation, reward and legal move of v0
   (so keep the name): unknown reset-option keys warn instead of raising (`strict_options=True`
   raises); a bool or other non-integer action and `last()` after the hand get clear errors.
@@ -97,9 +129,6 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
-from pettingzoo.utils.env_logger import EnvLogger
-from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from .core.fields import is_number
 from .core.game import Hand
@@ -109,6 +138,7 @@ from .core.rules import RuleConfig
 from .core.table import Table
 from .core.view import SeatView
 from .encoding import N_ACTIONS, Encoder
+from .order_enforcing import OrderEnforcing
 
 RESET_OPTIONS = ("hands", "leader")
 
@@ -123,79 +153,14 @@ def env(**kwargs: Any) -> AECEnv:
     return OrderEnforcing(raw_env(**kwargs))
 
 
-def _forwarded(name: str, before_reset_error: bool = True) -> property:
-    def get(self: OrderEnforcing) -> Any:
-        if before_reset_error and not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self.env, name)
-
-    return property(get, doc=f"The wrapped environment's ``{name}``.")
-
-
-class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with the attributes an AEC loop reads at every step
-    forwarded directly.
-
-    The stock wrapper reaches them through two levels of ``__getattr__``, about 10 µs per step
-    (a third of the whole loop); these properties make the same before-reset checks, and ``step``,
-    ``last`` and ``agent_iter`` make the stock checks without the base wrapper's extra calls.
-    """
-
-    agent_selection = _forwarded("agent_selection")
-    agents = _forwarded("agents")
-    rewards = _forwarded("rewards")
-    terminations = _forwarded("terminations")
-    truncations = _forwarded("truncations")
-    infos = _forwarded("infos")
-    _cumulative_rewards = _forwarded("_cumulative_rewards", before_reset_error=False)
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if observe and not self._has_reset:
-            EnvLogger.error_observe_before_reset()
-        return self.env.last(observe)
-
-    def step(self, action: int | None) -> None:
-        """The stock wrapper's checks, then the environment's step without the base wrapper's hop."""
-        if not self._has_reset:
-            EnvLogger.error_step_before_reset()
-        self._has_updated = True
-        if not self.env.agents:
-            EnvLogger.warn_step_after_terminated_truncated()
-        else:
-            self.env.step(action)
-
-    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
-        if not self._has_reset:
-            EnvLogger.error_agent_iter_before_reset()
-        return _AgentIterable(self, max_iter)
-
-
-class _AgentIterable(AECOrderEnforcingIterable):
-    def __iter__(self) -> AECOrderEnforcingIterator:
-        return _AgentIterator(self.env, self.max_iter)
-
-
-class _AgentIterator(AECOrderEnforcingIterator):
-    """The stock order-enforcing iterator's checks in one call, reading the environment directly."""
-
-    def __next__(self) -> str:
-        wrapper = self.env
-        if not wrapper.env.agents or self.iters_til_term <= 0:
-            raise StopIteration
-        self.iters_til_term -= 1
-        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        wrapper._has_updated = False
-        return wrapper.env.agent_selection
-
-
 class raw_env(AECEnv):
     """Sâm Lốc as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
-        "name": "sam_v0",
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "name": "sam_v1",
         "is_parallelizable": False,
-        "render_fps": 1,
+        "render_fps": 2,
     }
 
     def __init__(
@@ -204,13 +169,21 @@ class raw_env(AECEnv):
         render_mode: str | None = None,
         reward_scale: float = 1.0,
         strict_options: bool = False,
+        result_info: bool = False,
+        render_seat: int = 0,
+        reveal_hands: bool = False,
     ) -> None:
+        """``result_info``: the final infos also hold ``"result"``, the nested result with its ledger.
+        ``render_seat``, ``reveal_hands``: whose side ``"rgb_array"`` pictures are drawn from, and
+        whether the other seats' cards are shown face up."""
         super().__init__()
         rules = RuleConfig() if rules is None else rules
         if not isinstance(rules, RuleConfig):
             raise TypeError(f"rules must be a sam_env.RuleConfig, got {type(rules).__name__}: {rules!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not supported; expected None, 'ansi' or 'human'")
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; expected None, 'ansi', 'human' or 'rgb_array'"
+            )
         if not (is_number(reward_scale) and reward_scale > 0):
             raise ValueError(f"reward_scale={reward_scale!r} must be a finite positive number")
         self.rules = rules
@@ -219,7 +192,15 @@ class raw_env(AECEnv):
         if not isinstance(strict_options, bool):
             raise ValueError(f"strict_options={strict_options!r} must be True or False")
         self.strict_options = strict_options
+        for name, flag in (("result_info", result_info), ("reveal_hands", reveal_hands)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name}={flag!r} must be True or False")
+        self.result_info = result_info
+        self.reveal_hands = reveal_hands
         n = rules.n_players
+        if isinstance(render_seat, bool) or not isinstance(render_seat, (int, np.integer)) or not 0 <= render_seat < n:
+            raise ValueError(f"render_seat={render_seat!r} must be a seat in 0..{n - 1}")
+        self.render_seat = int(render_seat)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -265,11 +246,7 @@ class raw_env(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._ledger_seen = 0
         self._rewards_pending = False
-        self.agent_selection = self.possible_agents[hand.to_act]
-        if hand.over:
-            self._credit_new_transfers()
-            self._accumulate_rewards()
-            self._mark_over(hand.result)
+        self.agent_selection = self.possible_agents[hand.to_act]  # an instant winner included: nothing ends here
         if self.render_mode == "human":
             self.render()
 
@@ -315,18 +292,28 @@ class raw_env(AECEnv):
     def state(self) -> np.ndarray:
         return self.encoder.state(self.hand)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'", stacklevel=2)
+            warnings.warn(
+                "render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'", stacklevel=2
+            )
             return None
+        if self.render_mode == "rgb_array":
+            return self.render_image(self.render_seat, self.reveal_hands)
         text = render_hand(self.hand)
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
+    def render_image(self, seat: int, reveal: bool = False) -> np.ndarray:
+        """``uint8[H, W, 3]``: the table seen from ``seat`` (:func:`sam_env.table_image.table_image`)."""
+        from .table_image import table_image  # Pillow, on the first picture only
+
+        return table_image(self.hand, seat, reveal)
+
     def close(self) -> None:
-        """Nothing to release: rendering is plain text."""
+        """Nothing to release: pictures are drawn in memory."""
 
     # ------------------------------------------------------------------ extras
     # A small documented API for code that drives the environment seat by seat (the single-agent
@@ -384,10 +371,13 @@ class raw_env(AECEnv):
         self._rewards_pending = True
 
     def _mark_over(self, result: HandResult) -> None:
-        summary = result.to_dict()
+        winner = -1 if result.winner is None else result.winner
+        summary = result.to_dict() if self.result_info else None
         for a in self.agents:
             self.terminations[a] = True
-            self.infos[a] = {"result": summary, "net": result.net[self._seat[a]]}
+            self.infos[a] = {"net": result.net[self._seat[a]], "winner": winner, "reason": result.reason.value}
+            if summary is not None:
+                self.infos[a]["result"] = summary
 
     def _parse_options(self, options: Mapping[str, Any] | None) -> tuple[Any, int | None]:
         if options is None:

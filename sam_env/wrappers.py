@@ -19,6 +19,7 @@ from . import register_gymnasium_id
 from .aec_env import raw_env
 from .bot import Bot
 from .core.fields import is_number
+from .core.ledger import HandResult
 from .core.rules import RuleConfig
 
 OpponentArg = Bot | Sequence[Bot] | None
@@ -58,7 +59,11 @@ class SingleAgentEnv(gym.Env):
             skipping the learner). ``None``: uniformly random legal moves drawn from the
             environment's own generator (seeded by ``reset(seed=…)``).
         learner_seat: the learner's seat, or ``None`` for a uniformly random seat each hand.
-        rules, reward_scale, render_mode: as for :class:`sam_env.raw_env`.
+        rules, reward_scale: as for :class:`sam_env.raw_env`.
+        render_mode: ``"ansi"``, ``"human"`` (the table as text) or ``"rgb_array"`` (a picture of the
+            table from the learner's seat; ``reveal_hands=True`` shows the other seats' cards too).
+        result_info: the info of a step that ends a hand also holds ``"result"``, the nested result
+            with its ledger (by default only fixed-shape scalars; the result is :attr:`result`).
         on_illegal: ``"raise"`` (default): an illegal action raises
             :class:`~sam_env.core.IllegalMoveError`. ``"penalty"``: it ends the hand at once with
             reward ``-illegal_penalty`` (in X, times ``reward_scale``) and ``info["illegal_action"]``
@@ -66,8 +71,8 @@ class SingleAgentEnv(gym.Env):
             checker, whose determinism check steps with an action sampled before ``reset``.
         illegal_penalty: the money an illegal action costs under ``on_illegal="penalty"``.
 
-    Direct construction raises on an illegal action; the registered id ``sam_env/Sam-v0`` is built
-    with ``on_illegal="penalty"`` (override with ``gymnasium.make("sam_env/Sam-v0",
+    Direct construction raises on an illegal action; the registered id ``sam_env/Sam-v1`` is built
+    with ``on_illegal="penalty"`` (override with ``gymnasium.make("sam_env/Sam-v1",
     on_illegal="raise")``), so that the ecosystem's checkers and unmasked algorithms run on it as
     registered. Under the penalty, illegal actions are counted: the ``info`` of every step that ends a
     hand has ``"illegal_actions"``, the hand's count (1 when an illegal action ended it, else 0), so
@@ -75,16 +80,20 @@ class SingleAgentEnv(gym.Env):
     the total since construction.
 
     Observations are the flat vectors of the AEC environment; the legal moves are
-    :meth:`action_masks` (the method MaskablePPO looks for) and ``info["action_mask"]``.
-    ``reset()`` without a seed deals the next hand of the same table; ``options`` are those of
-    :meth:`sam_env.raw_env.reset` plus ``"learner_seat"`` (this hand's seat, overriding the
-    constructor's). A hand that ends before
-    the learner's first decision (an instant win at the deal, or a blocked Sâm before its turn)
-    offers nothing to learn; it is skipped, and its money for the learner is reported in
-    ``info["skipped_reward"]`` so that evaluations can still account for it.
+    :meth:`action_masks` (the method MaskablePPO looks for) and ``info["action_mask"]``. The info of
+    a step that ends a hand holds scalars only, so that vectorized collectors can stack infos:
+    ``"net"`` (the learner's money in the hand, in X), ``"winner"`` (-1: none), ``"reason"``
+    (``"illegal_action"`` for a hand the penalty ended, whose ``"net"`` is 0) and
+    ``"illegal_actions"``. ``reset()`` without a seed deals the next hand of the same table;
+    ``options`` are those of :meth:`sam_env.raw_env.reset` plus ``"learner_seat"`` (this hand's seat,
+    overriding the constructor's). A learner dealt an instant win has one decision, with one legal
+    move that reveals it (see :mod:`sam_env.aec_env`). A hand that ends before the learner's first
+    decision (another seat's instant win, or a blocked Sâm before its turn) offers nothing to learn;
+    it is skipped, and its money for the learner is reported in ``info["skipped_reward"]`` so that
+    evaluations can still account for it.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -95,6 +104,8 @@ class SingleAgentEnv(gym.Env):
         render_mode: str | None = None,
         on_illegal: str = "raise",
         illegal_penalty: float = 10.0,
+        result_info: bool = False,
+        reveal_hands: bool = False,
     ) -> None:
         if on_illegal not in ("raise", "penalty"):
             raise ValueError(f"on_illegal={on_illegal!r} is not allowed; expected 'raise' or 'penalty'")
@@ -102,7 +113,12 @@ class SingleAgentEnv(gym.Env):
             raise ValueError(f"illegal_penalty={illegal_penalty!r} must be a finite non-negative number")
         self.on_illegal = on_illegal
         self.illegal_penalty = float(illegal_penalty)
-        self.aec = raw_env(rules=rules, reward_scale=reward_scale, render_mode=render_mode)
+        text_mode = render_mode if render_mode != "rgb_array" else None  # pictures follow the learner's seat
+        # (raw_env checks the mode)
+        self.aec = raw_env(rules=rules, reward_scale=reward_scale, render_mode=text_mode, result_info=result_info)
+        if not isinstance(reveal_hands, bool):
+            raise ValueError(f"reveal_hands={reveal_hands!r} must be True or False")
+        self.reveal_hands = reveal_hands
         self.rules = self.aec.rules
         n = self.rules.n_players
         self.learner_seat = self._check_seat(learner_seat)
@@ -184,6 +200,9 @@ class SingleAgentEnv(gym.Env):
                 "action_mask": self._mask,
                 "illegal_action": repr(action),
                 "illegal_actions": 1,
+                "net": 0,
+                "winner": -1,
+                "reason": "illegal_action",
             }
             obs = self.aec.observation_of(self.seat)
             return obs, -self.illegal_penalty * self.aec.reward_scale, True, False, info
@@ -192,7 +211,7 @@ class SingleAgentEnv(gym.Env):
         terminated = self.aec.over
         obs, info = self._outputs()
         if terminated:
-            info["result"] = self.aec.result.to_dict()
+            info.update(self.aec.infos[self._agent])  # net, winner, reason (and the result if asked for)
             info["illegal_actions"] = 0
         return obs, float(reward), terminated, False, info
 
@@ -200,8 +219,15 @@ class SingleAgentEnv(gym.Env):
         """Legal moves of the learner now (all False once the hand is over)."""
         return self._mask
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode == "rgb_array":
+            return self.aec.render_image(self.seat, self.reveal_hands)
         return self.aec.render()
+
+    @property
+    def result(self) -> HandResult | None:
+        """The result of the hand being played (``None`` until it ends), its ledger included."""
+        return self.aec.result
 
     # ------------------------------------------------------------------ helpers
 
@@ -242,4 +268,20 @@ class SingleAgentEnv(gym.Env):
         return aec.observation_of(self.seat), {"seat": self.seat, "action_mask": self._mask}
 
 
-register_gymnasium_id()  # gymnasium.make("sam_env/Sam-v0") builds SingleAgentEnv
+class MaskInObservation(gym.ObservationWrapper):
+    """The single-agent view with its legal moves inside the observation: ``{"obs": vector, "mask": bool[201]}``.
+
+    For libraries that read an action mask from the observation rather than from ``action_masks()``
+    (Tianshou's DQN and PPO apply ``obs.mask``, as for PettingZoo games); ``docs/clients.md`` shows it.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        n = int(env.action_space.n)
+        self.observation_space = spaces.Dict({"obs": env.observation_space, "mask": spaces.MultiBinary(n)})
+
+    def observation(self, observation: np.ndarray) -> dict[str, np.ndarray]:
+        return {"obs": observation, "mask": self.env.unwrapped.action_masks().copy()}
+
+
+register_gymnasium_id()  # gymnasium.make("sam_env/Sam-v1") builds SingleAgentEnv

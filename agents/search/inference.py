@@ -43,7 +43,7 @@ def replay_histories(
             history[i, : lengths[i]] = point.history
     own = np.array([p.seat for p in points], dtype=np.int64)[dec]
     play.deal(tables, deals, np.array([p.leader for p in points], dtype=np.int64)[dec])
-    playing = play.n_legal[tables] > 0  # an instant win the real deal did not have ends the hand at once
+    playing = play.n_legal[tables] > 0  # (a dealt table always has a move: an instant win waits for its winner's)
     actions = np.zeros(play.num_tables, dtype=np.int64)
     active = np.zeros(play.num_tables, dtype=bool)
     for j in range(history.shape[1]):

@@ -7,7 +7,7 @@ adapt this package and never the other way round.
 from .cards import CardError, format_card, format_cards, parse_card
 from .combos import COMBOS, N_COMBOS, Combo, Kind, combo_index, combo_name
 from .deal import DealError
-from .game import NO_PLAY, Hand, IllegalMoveError, Phase
+from .game import NO_PLAY, REVEAL_INSTANT_WIN, Hand, IllegalMoveError, Phase
 from .ledger import EndReason, HandResult, Reason, Transfer
 from .rules import CARDS_PER_HAND, RuleConfig, RuleConfigError
 from .table import Table
@@ -18,6 +18,7 @@ __all__ = [
     "COMBOS",
     "NO_PLAY",
     "N_COMBOS",
+    "REVEAL_INSTANT_WIN",
     "CardError",
     "Combo",
     "DealError",

@@ -15,6 +15,7 @@ from .cards import N_RANKS, NIBBLE_POPCOUNT, Rank, format_cards, unary_of_cards
 from .combos import (
     COMBOS,
     DECLARE_SAM,
+    DECLINE_SAM,
     IS_QUAD,
     N_COMBOS,
     PASS,
@@ -29,6 +30,15 @@ from .rules import INSTANT_WIN_TYPES, RuleConfig
 
 NO_PLAY = -1
 """``table_combo`` when the trick is open for a free lead."""
+
+REVEAL_INSTANT_WIN = DECLINE_SAM
+"""The one legal move of a seat dealt an instant win (§9): it reveals the hand, which ends with its settlement.
+
+An instant win is decided at the deal, but the hand waits for this move so that an environment
+never starts an episode that is already over (every agent terminated at ``reset``, which
+PettingZoo's checks and its clients refuse). The winner is asked first, in the Sâm-decision
+phase (also when ``allow_sam`` is off): an instant win outranks Sâm, so declining is its only answer.
+"""
 
 
 class Phase(IntEnum):
@@ -60,6 +70,9 @@ _TWOS = tuple(c.twos for c in COMBOS)
 _SINGLE_RANK = tuple(int(r) for r in SINGLE_RANK)
 _TWOS_CHOPPED = tuple(int(x) for x in TWOS_CHOPPED)
 _IS_QUAD = tuple(bool(x) for x in IS_QUAD)
+_REVEAL_MASK = np.zeros(N_COMBOS, dtype=bool)
+_REVEAL_MASK[REVEAL_INSTANT_WIN] = True
+_REVEAL_MASK.flags.writeable = False
 _SINGLES_BELOW = np.zeros((N_RANKS + 1, N_COMBOS), dtype=bool)
 for _r in range(N_RANKS + 1):
     _SINGLES_BELOW[_r] = (SINGLE_RANK >= 0) & (SINGLE_RANK < _r)
@@ -111,6 +124,11 @@ class Hand:
         """Seats whose last play was only 2s (§11), in order."""
         self._final_twos: list[int] = [0] * n
         self._sam_asked = 0
+        self.instant_winner: int | None = None
+        """The seat dealt an instant win (§9): it acts first, and its one legal move
+        (:data:`REVEAL_INSTANT_WIN`) ends the hand with the instant win's settlement."""
+        self.instant_win: str | None = None
+        """The kind of that instant win (``"four_twos"``, …)."""
         self.to_act = leader
         self.phase = Phase.SAM_DECISION if rules.allow_sam else Phase.PLAY
         self._check_instant_wins()
@@ -173,7 +191,9 @@ class Hand:
         seat = self.to_act
         self._mask = None
         self.history.append((seat, move))
-        if self.phase is Phase.SAM_DECISION:
+        if self.instant_winner is not None:
+            self._reveal_instant_win(seat)
+        elif self.phase is Phase.SAM_DECISION:
             self._sam_decision(seat, move)
         elif move == PASS:
             self._undersized_by = None
@@ -352,11 +372,16 @@ class Hand:
                     best = (order, seat, kind)
         if best is None:
             return
-        _, seat, kind = best
+        _, seat, self.instant_win = best
+        self.instant_winner = self.to_act = seat
+        self.phase = Phase.SAM_DECISION
+
+    def _reveal_instant_win(self, seat: int) -> None:
+        """The instant winner's one move: every other seat pays it (§9) and the hand ends."""
         for o in range(self.n_players):
             if o != seat:
                 self._transfer(o, seat, self.rules.instant_win_unit, Reason.INSTANT_WIN)
-        self._end(EndReason.INSTANT_WIN, winner=seat, next_leader=seat, instant_win=kind)
+        self._end(EndReason.INSTANT_WIN, winner=seat, next_leader=seat, instant_win=self.instant_win)
 
     # ------------------------------------------------------------------ helpers
 
@@ -364,7 +389,7 @@ class Hand:
         if self.phase is Phase.OVER:
             return self._tables.no_moves
         if self.phase is Phase.SAM_DECISION:
-            return self._tables.sam_mask
+            return self._tables.sam_mask if self.instant_winner is None else _REVEAL_MASK
         seat = self.to_act
         can_form = self._formable[seat]
         if can_form is None:

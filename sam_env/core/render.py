@@ -33,6 +33,9 @@ def render_hand(hand: Hand, viewer: int | None = None, symbols: bool = False) ->
         tag = f"  ({', '.join(tags)})" if tags else ""
         played = format_cards(hand.played[seat], symbols) or "-"
         lines.append(f"  seat {seat}: {cards:<34} played: {played:<30} money: {net[seat]:+d}X{tag}")
+    winner = hand.instant_winner
+    if winner is not None and not hand.over and viewer in (None, winner):
+        lines.append(f"  seat {winner} was dealt an instant win ({hand.instant_win}): its one move reveals it")
     if hand.phase is Phase.PLAY:
         if hand.table_combo == NO_PLAY:
             lines.append(f"  table: free lead for seat {hand.table_owner}")

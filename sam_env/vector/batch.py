@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from numba import njit, prange
 
-from .deal import deal_until_playable, random_deal, start_dealt_hand
+from .deal import deal_next_hand, random_deal, start_dealt_hand
 from .encode import hidden_hands_into, observation_into, state_into
 from .play import legal_mask_into, step_table
 from .tables import (
     DEALT,
     N_FINISHED,
-    NEEDS_DEAL,
     NEXT_LEADER,
     NO_SEAT,
     PHASE,
@@ -35,7 +34,6 @@ def reset_tables(b, rp, fresh, explicit, has_explicit, leaders):
     b.rewards[:] = 0.0
     for t in range(b.tab.shape[0]):
         b.tab[t, N_FINISHED] = 0
-        b.tab[t, NEEDS_DEAL] = 0
         if fresh:
             b.tab[t, NEXT_LEADER] = NO_SEAT
         if has_explicit[t]:
@@ -43,7 +41,6 @@ def reset_tables(b, rp, fresh, explicit, has_explicit, leaders):
         else:
             random_deal(b, t, n)
         start_dealt_hand(b, t, rp, leaders[t])
-        deal_until_playable(b, t, rp)
 
 
 @njit(cache=True)
@@ -69,7 +66,7 @@ def step_one(b, t, rp, actions, active):
         return
     step_table(b, t, rp, actions[t])
     if b.tab[t, PHASE] == PHASE_OVER:
-        deal_until_playable(b, t, rp)
+        deal_next_hand(b, t, rp)
 
 
 @njit(cache=True)

@@ -12,7 +12,7 @@ from numba import njit
 
 from ..core.cards import DECK_SIZE
 from ..core.rules import CARDS_PER_HAND
-from .play import end_hand, popcount, transfer, unary_of_cards
+from .play import popcount, unary_of_cards
 from .tables import (
     ALL_PLAYED,
     AT_LEAST_2,
@@ -22,29 +22,25 @@ from .tables import (
     DEALT,
     DRAGON_HAS_TWO,
     DRAGON_REQ,
-    E_INSTANT_WIN,
     FIRST_HOST,
     FIRST_RANDOM,
     FOT_COUNT,
     HAND,
+    INSTANT_KIND,
+    INSTANT_WINNER,
     LEADER,
     LEDGER_LEN,
     N_CARDS,
-    N_FINISHED,
-    NEEDS_DEAL,
     NEXT_LEADER,
     NO_PLAY,
     NO_SEAT,
     PHASE,
-    PHASE_OVER,
     PHASE_PLAY,
     PHASE_SAM,
-    R_INSTANT_WIN,
     RED_CARDS,
     RP_ALLOW_SAM,
     RP_FIRST_LEADER,
     RP_INSTANT,
-    RP_INSTANT_UNIT,
     RP_N,
     RP_STRAIGHTS_WITH_TWO,
     SAM_ASKED,
@@ -115,29 +111,10 @@ def start_dealt_hand(b, t, rp, leader):
 
 
 @njit(cache=True)
-def deal_until_playable(b, t, rp):
-    """After a hand ended, deal the next ones until one is playable (instant wins end at the deal).
-
-    Stops with ``NEEDS_DEAL`` set when the finished-hand slots are full; the caller reads them out
-    and calls :func:`deal_pending`.
-    """
-    n = rp[RP_N]
-    while b.tab[t, PHASE] == PHASE_OVER:
-        if b.tab[t, N_FINISHED] == b.fin.shape[1]:
-            b.tab[t, NEEDS_DEAL] = 1
-            return
-        random_deal(b, t, n)
-        start_dealt_hand(b, t, rp, NO_SEAT)
-
-
-@njit(cache=True)
-def deal_pending(b, rp):
-    """Continue dealing at the tables whose finished-hand slots were full (after they were read out)."""
-    for t in range(b.tab.shape[0]):
-        if b.tab[t, NEEDS_DEAL]:
-            b.tab[t, NEEDS_DEAL] = 0
-            b.tab[t, N_FINISHED] = 0
-            deal_until_playable(b, t, rp)
+def deal_next_hand(b, t, rp):
+    """After a hand ended: a random deal, led by the previous hand's next leader (§6)."""
+    random_deal(b, t, rp[RP_N])
+    start_dealt_hand(b, t, rp, NO_SEAT)
 
 
 @njit(cache=True)
@@ -161,7 +138,11 @@ def instant_win_type(rp, hand, unary):
 
 @njit(cache=True)
 def new_hand(b, t, rp, leader):
-    """Start the hand dealt in ``seats[t, :, DEALT]`` with this would-be leader; settle an instant win."""
+    """Start the hand dealt in ``seats[t, :, DEALT]`` with this would-be leader.
+
+    A seat dealt an instant win (§9) is to act, in the Sâm-decision phase, with one legal move that
+    reveals it (:data:`sam_env.core.game.REVEAL_INSTANT_WIN`; settled by :func:`.play.step_table`).
+    """
     n = rp[RP_N]
     tab, seats = b.tab[t], b.seats[t]
     tab[PHASE] = PHASE_SAM if rp[RP_ALLOW_SAM] else PHASE_PLAY
@@ -175,6 +156,8 @@ def new_hand(b, t, rp, leader):
     tab[FOT_COUNT] = 0
     tab[ALL_PLAYED] = 0
     tab[LEDGER_LEN] = 0
+    tab[INSTANT_WINNER] = NO_SEAT
+    tab[INSTANT_KIND] = -1
     for s in range(n):
         dealt = seats[s, DEALT]
         seats[s, :DEALT] = 0
@@ -191,7 +174,7 @@ def new_hand(b, t, rp, leader):
             best, best_seat = kind, s
     if best_seat == NO_SEAT:
         return
-    for o in range(n):
-        if o != best_seat:
-            transfer(b, t, o, best_seat, rp[RP_INSTANT_UNIT], R_INSTANT_WIN)
-    end_hand(b, t, n, E_INSTANT_WIN, best_seat, best_seat, NO_SEAT, NO_SEAT, best)
+    tab[INSTANT_WINNER] = best_seat
+    tab[INSTANT_KIND] = best
+    tab[PHASE] = PHASE_SAM
+    tab[TO_ACT] = best_seat

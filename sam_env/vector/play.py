@@ -25,6 +25,7 @@ from .tables import (
     COMBO_TWOS_CHOPPED,
     DEALT,
     E_FINISH_ON_TWO,
+    E_INSTANT_WIN,
     E_NORMAL,
     E_SAM_BLOCKED,
     E_SAM_FAILED,
@@ -43,6 +44,8 @@ from .tables import (
     FOT_COUNT,
     FOT_ORDER,
     HAND,
+    INSTANT_KIND,
+    INSTANT_WINNER,
     LEADER,
     LEDGER_LEN,
     LOWEST_BITS,
@@ -65,6 +68,7 @@ from .tables import (
     R_CHOP,
     R_CONG,
     R_FINISH_ON_TWO,
+    R_INSTANT_WIN,
     R_RESPONSIBILITY,
     R_SAM_BLOCKED,
     R_SAM_FAILED,
@@ -75,6 +79,7 @@ from .tables import (
     RP_CHOP_QUAD,
     RP_CHOP_TWO,
     RP_CONG,
+    RP_INSTANT_UNIT,
     RP_N,
     RP_PAY_PLAYED,
     RP_SAM_UNIT,
@@ -90,7 +95,7 @@ from .tables import (
     UNDERSIZED_BY,
 )
 
-DECLARE_SAM, PASS = 1, 0
+PASS, DECLARE_SAM, DECLINE_SAM = 0, 1, 2
 
 
 # ------------------------------------------------------------------ cards
@@ -165,8 +170,9 @@ def legal_mask_into(tab, seats, t, rp, answers, out):
     out[:] = False
     phase = tab[t, PHASE]
     if phase == PHASE_SAM:
-        out[DECLARE_SAM] = True
-        out[DECLARE_SAM + 1] = True
+        if tab[t, INSTANT_WINNER] == NO_SEAT:
+            out[DECLARE_SAM] = True
+        out[DECLINE_SAM] = True  # an instant winner's one move (REVEAL_INSTANT_WIN)
         return
     if phase != PHASE_PLAY:
         return
@@ -389,7 +395,9 @@ def step_table(b, t, rp, move):
     """Make ``move`` (already checked legal) for the seat to act at table ``t``."""
     seat = b.tab[t, TO_ACT]
     n = rp[RP_N]
-    if b.tab[t, PHASE] == PHASE_SAM:
+    if b.tab[t, INSTANT_WINNER] != NO_SEAT:
+        reveal_instant_win(b, t, rp, seat)
+    elif b.tab[t, PHASE] == PHASE_SAM:
         if move == DECLARE_SAM:
             b.tab[t, SAM_DECLARER] = seat
             start_play(b.tab, t, seat)
@@ -405,6 +413,16 @@ def step_table(b, t, rp, move):
         advance(b.tab, b.seats, t, n, seat)
     else:
         play(b, t, rp, seat, move)
+
+
+@njit(cache=True)
+def reveal_instant_win(b, t, rp, seat):
+    """The instant winner's one move: every other seat pays it (§9) and the hand ends."""
+    n = rp[RP_N]
+    for o in range(n):
+        if o != seat:
+            transfer(b, t, o, seat, rp[RP_INSTANT_UNIT], R_INSTANT_WIN)
+    end_hand(b, t, n, E_INSTANT_WIN, seat, seat, NO_SEAT, NO_SEAT, b.tab[t, INSTANT_KIND])
 
 
 @njit(cache=True, inline="always")

@@ -42,7 +42,6 @@ from .tables import (
     DEALT,
     LEDGER_LEN,
     N_FINISHED,
-    NEEDS_DEAL,
     NEXT_LEADER,
     NO_SEAT,
     PHASE,
@@ -61,11 +60,10 @@ FULL_MASK = (1 << 52) - 1
 @njit(cache=True)
 def deal_tables(b, rp, tables, hands, leaders):
     """Deal ``hands[i]`` at table ``tables[i]`` with would-be leader ``leaders[i]`` (``NO_SEAT``: the rule's);
-    an instant win ends the hand at once, as at a ``VectorEnv`` reset, but nothing is dealt after it."""
+    as at a ``VectorEnv`` reset, an instant win waits for the winner's one move, and nothing is dealt after the hand."""
     for i in range(tables.shape[0]):
         t = tables[i]
         b.tab[t, N_FINISHED] = 0
-        b.tab[t, NEEDS_DEAL] = 0
         b.tab[t, NEXT_LEADER] = NO_SEAT
         for s in range(rp[RP_N]):
             b.seats[t, s, DEALT] = hands[i, s]
@@ -172,7 +170,8 @@ class Playouts:
     ) -> None:
         """Deal ``hands[i]`` (``int64[k, n_players]`` card masks, bit ``rank * 4 + suit``) at table
         ``tables[i]``, each led by ``leaders[i]`` (the would-be leader, asked first about Sâm; ``-1`` or
-        none: the rules' first leader). A deal with an instant win is over at once (``n_legal`` 0)."""
+        none: the rules' first leader). At a deal with an instant win the winner is to act with one legal move
+        (``sam_env.core.REVEAL_INSTANT_WIN``), which ends the hand."""
         tables = self._tables(tables)
         hands = np.ascontiguousarray(hands, dtype=np.int64)
         if hands.shape != (len(tables), self.n_players):

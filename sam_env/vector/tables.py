@@ -27,11 +27,12 @@ from ..encoding import observation_layout, state_layout
 
 # ---------------------------------------------------------------- per-table fields: tab[t, FIELD]
 PHASE, TO_ACT, LEADER, TABLE_COMBO, TABLE_OWNER, SAM_DECLARER, SAM_ASKED = range(7)
-UNDERSIZED_BY, FOT_COUNT, ALL_PLAYED, LEDGER_LEN, NEXT_LEADER, N_FINISHED, NEEDS_DEAL = range(7, 14)
-N_TAB_FIELDS = 14
+UNDERSIZED_BY, FOT_COUNT, ALL_PLAYED, LEDGER_LEN, NEXT_LEADER, N_FINISHED, INSTANT_WINNER, INSTANT_KIND = range(7, 15)
+N_TAB_FIELDS = 15
 """``NEXT_LEADER`` (-1 before a table's first finished hand) outlives hands; ``N_FINISHED`` counts
-the hands finished since the last ``reset``/``step`` call; ``NEEDS_DEAL`` marks a table whose
-finished-hand buffer filled up before it reached a playable deal (the caller drains it and deals)."""
+the hands finished since the last ``reset``/``step`` call (0 or 1); ``INSTANT_WINNER`` is the seat dealt
+an instant win, waiting for its one move (``NO_SEAT``: none), and ``INSTANT_KIND`` its index in
+``INSTANT_WIN_TYPES``."""
 
 # ---------------------------------------------------------------- per-seat fields: seats[t, s, FIELD]
 HAND, UNARY, N_CARDS, PLAYED, PLAYED_UNARY, N_PLAYED, OUT, PASSED, CHAIN, FOT_ORDER, FINAL_TWOS, DEALT = range(12)
@@ -42,10 +43,9 @@ N_SEAT_FIELDS = 12
 F_REASON, F_WINNER, F_NEXT_LEADER, F_INSTANT_WIN, F_SAM_DECLARER, F_SAM_BLOCKER, F_RESPONSIBLE = range(7)
 F_LEDGER_LEN, F_FOT_COUNT, F_LEADER = 7, 8, 9
 N_FIN_FIELDS = 10
-FINISHED_CAPACITY = 4
-"""Finished hands one table records per kernel call: the played hand plus instant-win deals after it
-(about 1 deal in 80 with every instant-win type on). More are read out by the caller, which then
-lets the kernel deal on (``NEEDS_DEAL``)."""
+FINISHED_CAPACITY = 1
+"""Finished hands one table records per kernel call: a step ends at most one hand, and a deal never
+ends one (an instant win waits for the winner's move, like the reference's)."""
 LEDGER_CAPACITY = 32
 """Transfers in one hand, at most: ≤ 12 chops (each needs one of ≤ 12 quads dealt), ≤ 8 settlement
 rows, ≤ 4 finish-on-2 rows; Sâm and instant wins end a hand with ≤ 4 rows."""

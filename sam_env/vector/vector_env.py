@@ -2,7 +2,9 @@
 
 Every table plays an endless sequence of hands. ``step(actions)`` takes one action per table for
 its seat to act and returns a :class:`Batch`; a table whose hand ended is dealt its next hand at
-once (the previous winner leads, RULES.md §6), so every table always has a seat to act.
+once (the previous winner leads, RULES.md §6), so every table always has a seat to act. A deal
+with an instant win is no exception: as in ``sam_env.env()``, the instant winner is to act with
+one legal move, which reveals the win and ends the hand (``sam_env.core.REVEAL_INSTANT_WIN``).
 
 The engine is proven equal to the reference :mod:`sam_env.core` (and to ``sam_env.env()``'s
 observations, masks, rewards and ledgers) by the differential test in ``tests/vector`` and the
@@ -25,17 +27,14 @@ from ..core.ledger import Transfer
 from ..core.rules import RuleConfig
 from . import batch as kernels
 from .cache import drop_stale_cache
-from .deal import deal_pending
 from .encode import UNARY_BITS
 from .results import FinishedHand, finished_hands, transfers
 from .tables import (
     DEALT,
-    FINISHED_CAPACITY,
     HAND,
     LEADER,
     LEDGER_LEN,
     N_FINISHED,
-    NEEDS_DEAL,
     NO_SEAT,
     TO_ACT,
     allocate,
@@ -59,8 +58,7 @@ class Batch:
         action_mask: ``bool[N, 201]``, its legal actions.
         current_seat: ``int64[N]``, the seat to act at each table.
         rewards: ``float32[N, n_players]``, money (in X) credited by this call, per absolute seat:
-            chop money of off-turn seats included, the settlement of a hand that ended, and the
-            money of instant-win deals settled while the table was being re-dealt.
+            chop money of off-turn seats included, and the settlement of a hand that ended.
         terminated: ``bool[N]``, a hand ended at this table during this call (its results are in
             :meth:`VectorEnv.results`); the outputs above already belong to the next hand.
     """
@@ -87,9 +85,6 @@ class VectorEnv:
     from numba's on-disk cache), never at ``import sam_env``.
     """
 
-    result_slots = FINISHED_CAPACITY
-    """Finished hands per table the kernels record before handing back to Python to read them out."""
-
     def __init__(
         self, num_tables: int, rules: RuleConfig | None = None, seed: int | None = None, parallel: bool = False
     ) -> None:
@@ -113,7 +108,7 @@ class VectorEnv:
         self.state_size = int(self._state_off[-1])
         self.hidden_size = (self.n_players - 1) * UNARY_BITS
         self.action_count = N_COMBOS
-        self._b = allocate(self.num_tables, self.n_players, self.result_slots)
+        self._b = allocate(self.num_tables, self.n_players)
         n = self.num_tables
         self._batch = Batch(
             observation=np.zeros((n, self.observation_size), dtype=np.float32),
@@ -122,7 +117,6 @@ class VectorEnv:
             rewards=self._b.rewards,
             terminated=np.zeros(n, dtype=bool),
         )
-        self._spilled: dict[int, list[FinishedHand]] = {}
         self._has_reset = False
         self._all_tables = np.ones(n, dtype=bool)
         self._mask = np.zeros((n, N_COMBOS), dtype=bool)
@@ -136,8 +130,8 @@ class VectorEnv:
         ``first_leader``. Without it, the next hand of each table, led by the previous winner.
         ``options={"hands": [...], "leader": [...]}``: per table, a deal (one list of 10 cards per
         seat in RULES.md notation, or card masks; ``None`` for a random deal) and a would-be leader
-        (``None`` for the rule's). A deal with an instant win is settled here and reported like a
-        finished hand (``terminated``, ``rewards``, :meth:`results`); the table is dealt again.
+        (``None`` for the rule's). No hand ends here: at a deal with an instant win the winner is to
+        act, with one legal move.
         """
         seed = _checked_seed(seed)
         explicit, has_explicit, leaders = self._parse_options(options)
@@ -145,10 +139,9 @@ class VectorEnv:
         if fresh:
             entropy = seed if seed is not None else self._seed
             self._b.rng[:] = np.random.SeedSequence(entropy).generate_state(self.num_tables, dtype=np.uint64)
-        self._spilled = {}
         kernels.reset_tables(self._b, self._rp, fresh, explicit, has_explicit, leaders)
         self._has_reset = True
-        self._after_dealing()
+        self._batch.terminated[:] = False
         kernels.outputs(self._b, self._rp, self._answers, self._obs_off, *self._outputs())
         np.copyto(self._batch.action_mask, self._mask)
         return self._batch
@@ -168,11 +161,9 @@ class VectorEnv:
         bad = kernels.first_illegal(self._mask, acts, moving)
         if bad >= 0:
             self._reject(bad, int(acts[bad]))
-        self._spilled = {}
         step = kernels.step_parallel if self.parallel else kernels.step_serial
         step(self._b, self._rp, self._answers, self._obs_off, acts, moving, *self._outputs())
-        if self._after_dealing():
-            kernels.outputs(self._b, self._rp, self._answers, self._obs_off, *self._outputs())
+        np.greater(self._b.tab[:, N_FINISHED], 0, out=self._batch.terminated)
         np.copyto(self._batch.action_mask, self._mask)
         return self._batch
 
@@ -208,16 +199,14 @@ class VectorEnv:
         return out
 
     def results(self) -> dict[int, list[FinishedHand]]:
-        """The hands that ended during the last ``reset``/``step``, per table: ``{table: [hand, …]}``.
-
-        Usually one per terminated table; more when instant-win deals followed. Each
-        :class:`~.results.FinishedHand` has the reference's :class:`~sam_env.core.HandResult`
-        (``.result``: reason, winner, ledger of (payer, payee, amount, reason) transfers, net, …),
-        the deal and the would-be leader.
+        """The hands that ended during the last ``step``, per table: ``{table: [hand]}``, one per
+        terminated table (a ``reset`` ends none). Each :class:`~.results.FinishedHand` has the
+        reference's :class:`~sam_env.core.HandResult` (``.result``: reason, winner, ledger of
+        (payer, payee, amount, reason) transfers, net, …), the deal and the would-be leader.
         """
         out: dict[int, list[FinishedHand]] = {}
         for t in np.flatnonzero(self._batch.terminated).tolist():
-            out[t] = self._spilled.get(t, []) + finished_hands(self._b, t, self.n_players)
+            out[t] = finished_hands(self._b, t, self.n_players)
         return out
 
     def ledger(self, table: int) -> list[Transfer]:
@@ -243,26 +232,6 @@ class VectorEnv:
         """Where the kernels write: the masks go to the engine's own copy, which checks the next
         actions (the caller may edit ``batch.action_mask``), and are then copied out."""
         return self._batch.observation, self._mask, self._batch.current_seat
-
-    def _after_dealing(self) -> bool:
-        """Read out full finished-hand slots and keep dealing there; then mark terminated tables.
-
-        Returns whether any table was dealt here (its outputs must then be written again).
-        """
-        b = self._b
-        dealt_here = False
-        while True:
-            pending = np.flatnonzero(b.tab[:, NEEDS_DEAL]).tolist()
-            if not pending:
-                break
-            for t in pending:
-                self._spilled.setdefault(t, []).extend(finished_hands(b, t, self.n_players))
-            deal_pending(b, self._rp)
-            dealt_here = True
-        np.greater(b.tab[:, N_FINISHED], 0, out=self._batch.terminated)
-        for t in self._spilled:
-            self._batch.terminated[t] = True
-        return dealt_here
 
     def _check_active(self, active: np.ndarray | None) -> np.ndarray:
         if active is None:

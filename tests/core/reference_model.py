@@ -152,12 +152,9 @@ class RefHand:
             kind = instant_type(self.dealt[seat], r.instant_wins, r.straights_with_two)
             if kind is not None and (best is None or INSTANT_ORDER.index(kind) < INSTANT_ORDER.index(best[1])):
                 best = (seat, kind)
-        if best is not None:
-            seat, kind = best
-            for o in range(self.n):
-                if o != seat:
-                    self._pay(o, seat, r.instant_win_unit, "instant_win")
-            self._end(Outcome("instant_win", seat, seat, instant_win=kind))
+        self.instant = best
+        if best is not None:  # the winner acts first; its one move, decline_sam, reveals the instant win
+            self.phase, self.to_act = "sam", best[0]
 
     # ---------------------------------------------------------------- queries
 
@@ -185,7 +182,7 @@ class RefHand:
         if self.phase == "over":
             return set()
         if self.phase == "sam":
-            return {"declare_sam", "decline_sam"}
+            return {"decline_sam"} if self.instant is not None else {"declare_sam", "decline_sam"}
         seat = self.to_act
         plays = plays_of(tuple(self.counts[seat]))
         out = set()
@@ -210,6 +207,13 @@ class RefHand:
         if name not in self.legal():
             raise ValueError(f"reference: {name} is not legal for seat {self.to_act}")
         seat = self.to_act
+        if self.instant is not None:
+            kind = self.instant[1]
+            for o in range(self.n):
+                if o != seat:
+                    self._pay(o, seat, self.rules.instant_win_unit, "instant_win")
+            self._end(Outcome("instant_win", seat, seat, instant_win=kind))
+            return
         if self.phase == "sam":
             if name == "declare_sam":
                 self.declarer = seat

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sam_env.core import N_COMBOS, NO_PLAY, IllegalMoveError, Phase, RuleConfig, Table, combo_index
+from sam_env.core import N_COMBOS, NO_PLAY, REVEAL_INSTANT_WIN, IllegalMoveError, Phase, RuleConfig, Table, combo_index
 
 DEAL = [
     ["3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "2H"],
@@ -110,15 +110,28 @@ def test_history_and_table_state() -> None:
     assert hand.history == [(0, d), (1, d), (2, d), (3, d), (0, combo_index("single:3")), (1, combo_index("pass"))]
 
 
-def test_instant_win_hand_is_over_before_any_move() -> None:
+def test_an_instant_win_waits_for_the_winners_one_move() -> None:
+    """Decided at the deal, settled by the winner's only legal move (so that no episode starts over)."""
     deal = [
         ["3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "KC"],
         ["2S", "2C", "2D", "2H", "3C", "4C", "5C", "6C", "7C", "8C"],
         ["8H", "3D", "4D", "5D", "6D", "9D", "10D", "JD", "AD", "QH"],
         DEAL[3],
     ]
-    hand = Table(RuleConfig(), rng=0).new_hand(deal)
-    assert hand.over
-    assert hand.history == []
-    with pytest.raises(IllegalMoveError):
-        hand.step(combo_index("declare_sam"))
+    for rules in (RuleConfig(), RuleConfig(allow_sam=False)):
+        hand = Table(rules, rng=0).new_hand(deal)
+        assert not hand.over and hand.result is None and hand.ledger == []
+        assert (hand.phase, hand.to_act, hand.instant_winner, hand.instant_win) == (
+            Phase.SAM_DECISION,
+            1,
+            1,
+            "four_twos",
+        )
+        assert hand.legal_moves() == [REVEAL_INSTANT_WIN] == [combo_index("decline_sam")]
+        with pytest.raises(IllegalMoveError, match=r"legal moves: decline_sam$"):
+            hand.step(combo_index("declare_sam"))
+        hand.step(REVEAL_INSTANT_WIN)
+        assert hand.over and hand.history == [(1, REVEAL_INSTANT_WIN)]
+        assert hand.result.reason.value == "instant_win" and hand.result.net == (-20, 60, -20, -20)
+        with pytest.raises(IllegalMoveError, match="the hand is over"):
+            hand.step(REVEAL_INSTANT_WIN)

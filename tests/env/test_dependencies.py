@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("pettingzoo", "gymnasium", "torch", "stable_baselines3", "sb3_contrib", "rlcard", "numba")
+HEAVY = ("pettingzoo", "gymnasium", "torch", "stable_baselines3", "sb3_contrib", "rlcard", "numba", "PIL", "matplotlib")
+CLIENTS = ("tianshou", "torchrl", "supersuit", "moviepy")
 
 
 def run_python(code: str) -> str:
@@ -31,10 +32,24 @@ def test_rules_and_encoding_load_no_rl_library(module: str) -> None:
         f"""
         import sys
         import {module}
-        print(sorted(m for m in {HEAVY!r} if m in sys.modules))
+        print(sorted(m for m in {HEAVY + CLIENTS!r} if m in sys.modules))
         """
     )
     assert loaded == "[]", f"import {module} loaded {loaded}"
+
+
+def test_pictures_load_pillow_on_the_first_picture_only() -> None:
+    out = run_python(
+        """
+        import sys
+        import sam_env
+        env = sam_env.env(render_mode="rgb_array")
+        env.reset(seed=0)
+        before = sorted(m for m in ("PIL", "matplotlib") if m in sys.modules)
+        print(before, env.render().shape, "PIL" in sys.modules)
+        """
+    )
+    assert out == "[] (640, 960, 3) True"
 
 
 def test_environment_layer_loads_on_first_use() -> None:
@@ -65,14 +80,14 @@ def test_env_factory_is_not_hidden_by_its_module(first: str) -> None:
         print(callable(sam_env.env), env is sam_env.env, env().metadata["name"])
         """
     )
-    assert out == "True True sam_v0"
+    assert out == "True True sam_v1"
 
 
 REGISTERING_IMPORTS = {
-    "gymnasium_then_sam_env": ("import gymnasium\nimport sam_env", "sam_env/Sam-v0"),
-    "the_wrappers_module": ("import sam_env.wrappers\nimport gymnasium", "sam_env/Sam-v0"),
-    "sam_env_then_its_env": ("import sam_env\nimport gymnasium\nsam_env.env()", "sam_env/Sam-v0"),
-    "gymnasium_imports_it": ("import gymnasium", "sam_env.wrappers:sam_env/Sam-v0"),
+    "gymnasium_then_sam_env": ("import gymnasium\nimport sam_env", "sam_env/Sam-v1"),
+    "the_wrappers_module": ("import sam_env.wrappers\nimport gymnasium", "sam_env/Sam-v1"),
+    "sam_env_then_its_env": ("import sam_env\nimport gymnasium\nsam_env.env()", "sam_env/Sam-v1"),
+    "gymnasium_imports_it": ("import gymnasium", "sam_env.wrappers:sam_env/Sam-v1"),
 }
 
 
@@ -88,7 +103,24 @@ obs, info = env.reset(seed=0)
 print(type(env.unwrapped).__name__, obs.shape == env.observation_space.shape, env.spec.id)
 """
     )
-    assert out == "SingleAgentEnv True sam_env/Sam-v0"
+    assert out == "SingleAgentEnv True sam_env/Sam-v1"
+
+
+def test_the_previous_id_still_loads_with_gymnasiums_deprecation_warning() -> None:
+    out = run_python(
+        """
+        import warnings
+        import gymnasium
+        import sam_env.wrappers
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            env = gymnasium.make("sam_env/Sam-v0")
+        deprecated = [w for w in caught if w.category is DeprecationWarning]
+        says = "sam_env/Sam-v0 is out of date" in str(deprecated[0].message)
+        print(type(env.unwrapped).__name__, len(deprecated), says)
+        """
+    )
+    assert out == "SingleAgentEnv 1 True"
 
 
 def test_sam_env_installs_no_import_hook() -> None:
@@ -117,7 +149,10 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 LAYERS = [
-    ("sam_env/core", ("gymnasium", "pettingzoo", "torch", "yaml", "sam_env.aec_env", "sam_env.wrappers")),
+    (
+        "sam_env/core",
+        ("gymnasium", "pettingzoo", "torch", "yaml", "PIL", "matplotlib", "sam_env.aec_env", "sam_env.wrappers"),
+    ),
     ("sam_env", ("agents", "evaluation", "training", "train", "apps")),
     ("agents", ("evaluation", "training", "train", "apps")),
     ("evaluation", ("training", "train", "apps")),

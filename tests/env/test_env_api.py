@@ -7,13 +7,14 @@ import warnings
 
 import numpy as np
 import pytest
-from env_helpers import CONFIGS, play_aec
+from env_helpers import CONFIGS, INSTANT_WIN_DEALS, ForcedDeal, expected_warnings_only, play_aec
 from gymnasium import spaces
 from gymnasium.utils.env_checker import data_equivalence
 from pettingzoo.test import api_test, seed_test
 
 import sam_env
 from sam_env import N_ACTIONS, RuleConfig
+from sam_env.core import REVEAL_INSTANT_WIN
 from sam_env.encoding import observation_layout
 
 CONFIG_IDS = list(CONFIGS)
@@ -28,18 +29,38 @@ CONFIG_IDS = list(CONFIGS)
 def test_pettingzoo_api_test(name: str) -> None:
     # No flags: api_test resets with a dummy option {"options": 1}, which the environment ignores
     # with a warning. Its other warnings are about Dict observation spaces, which the action-mask
-    # convention of PettingZoo's classic environments needs.
+    # convention of PettingZoo's classic environments needs; any other warning fails.
     env = sam_env.env(rules=CONFIGS[name])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with expected_warnings_only() as caught:
         api_test(env, num_cycles=1000)
     assert any("unknown reset option(s) ['options']" in str(w.message) for w in caught)
 
 
-@pytest.mark.parametrize("name", CONFIG_IDS)
-def test_pettingzoo_seed_test(name: str) -> None:
-    rules = CONFIGS[name]
-    seed_test(lambda render_mode=None: sam_env.env(rules=rules, render_mode=render_mode), num_cycles=500)
+@pytest.mark.parametrize("kind", sorted(INSTANT_WIN_DEALS))
+def test_api_test_and_seed_test_on_a_forced_instant_win_deal(kind: str) -> None:
+    """No agent is terminated after reset, even on a deal decided at once: the winner has one move."""
+    deal, winner = INSTANT_WIN_DEALS[kind]
+    rules = RuleConfig(instant_wins={kind})
+
+    def forced(render_mode: str | None = None) -> ForcedDeal:
+        return ForcedDeal(sam_env.env(rules=rules, render_mode=render_mode), deal)
+
+    env = forced()
+    env.reset(seed=0)
+    assert not any(env.terminations.values()) and env.agent_selection == f"player_{winner}"
+    assert np.flatnonzero(env.last()[0]["action_mask"]).tolist() == [REVEAL_INSTANT_WIN]
+    with expected_warnings_only():
+        api_test(env, num_cycles=50)
+    seed_test(forced, num_cycles=50)
+
+
+def test_an_unexpected_warning_fails_the_check() -> None:
+    """api_test reports an all-zero mask or NaNs in an observation only as warnings: the check must fail on them."""
+    with pytest.raises(AssertionError, match=r"unexpected warnings: .*all zeros"), expected_warnings_only():
+        warnings.warn("Action mask numpy array is all zeros (no legal actions).", stacklevel=1)
+    with expected_warnings_only() as caught:
+        warnings.warn("Observation is not a NumPy array", stacklevel=1)
+    assert len(caught) == 1
 
 
 def test_api_test_fails_in_strict_mode() -> None:
@@ -182,7 +203,7 @@ def test_rules_must_be_a_rule_config(rules: object) -> None:
         sam_env.raw_env(rules=rules)
 
 
-@pytest.mark.parametrize("mode", ["rgb_array", "ANSI", ""])
+@pytest.mark.parametrize("mode", ["rgb", "ANSI", ""])
 def test_bad_render_mode(mode: str) -> None:
     with pytest.raises(ValueError, match="render_mode"):
         sam_env.env(render_mode=mode)

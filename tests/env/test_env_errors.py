@@ -66,6 +66,7 @@ def test_illegal_move_error_is_a_value_error() -> None:
 def test_dead_agent_must_step_none() -> None:
     env = sam_env.env()
     env.reset(seed=0, options={"hands": FOUR_TWOS_DEAL})
+    env.step(action_index("decline_sam"))  # the instant winner reveals its win: the hand is over
     assert all(env.terminations.values())
     with pytest.raises(ValueError, match="None"):
         env.step(action_index("pass"))

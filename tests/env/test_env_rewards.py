@@ -15,8 +15,9 @@ from env_helpers import (
 )
 
 import sam_env
-from sam_env import IllegalMoveError, action_index
+from sam_env import IllegalMoveError, RuleConfig, action_index
 from sam_env.core.ledger import net_of
+from sam_env.encoding import observation_layout
 
 CONFIG_IDS = list(CONFIGS)
 
@@ -98,8 +99,9 @@ def test_rewards_zero_sum_and_equal_to_the_ledger(name: str) -> None:
     assert "normal" in reasons
 
 
-def test_final_infos_carry_the_result() -> None:
-    env = sam_env.env()
+@pytest.mark.parametrize("result_info", [False, True])
+def test_final_infos_hold_scalars_and_the_result_on_request(result_info: bool) -> None:
+    env = sam_env.env(result_info=result_info)
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     infos = {}
@@ -109,14 +111,19 @@ def test_final_infos_carry_the_result() -> None:
             infos[agent] = info
             env.step(None)
         else:
-            assert "result" not in info
+            assert info == {}
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     result = env.unwrapped.result
+    winner = -1 if result.winner is None else result.winner
     for seat, agent in enumerate(env.possible_agents):
-        assert infos[agent]["result"] == result.to_dict()
-        assert infos[agent]["net"] == result.net[seat]
-        assert infos[agent]["result"]["net"] == list(result.net)
+        scalars = {"net": result.net[seat], "winner": winner, "reason": result.reason.value}
+        assert infos[agent] == ({**scalars, "result": result.to_dict()} if result_info else scalars)
     assert sum(t["amount"] for t in result.to_dict()["ledger"]) > 0
+
+
+def test_result_info_must_be_a_bool() -> None:
+    with pytest.raises(ValueError, match="result_info='yes' must be True or False"):
+        sam_env.env(result_info="yes")
 
 
 @pytest.mark.parametrize("scale", [0.5, 0.05, 3])
@@ -164,11 +171,25 @@ def test_an_illegal_action_changes_nothing() -> None:
 # ----------------------------------------------------------------- instant win at the deal
 
 
-def test_instant_win_at_the_deal_terminates_everyone() -> None:
-    env = sam_env.env()
+@pytest.mark.parametrize("allow_sam", [True, False])
+def test_an_instant_win_waits_for_the_winners_one_move(allow_sam: bool) -> None:
+    """No agent is terminated at reset: the winner acts once, with one legal move, and every seat is paid."""
+    env = sam_env.env(rules=RuleConfig(allow_sam=allow_sam))
     env.reset(seed=0, options={"hands": FOUR_TWOS_DEAL})
-    result = env.unwrapped.result
-    assert result.reason.value == "instant_win" and result.winner == 2
+    raw = env.unwrapped
+    assert not any(env.terminations.values()) and not any(env.truncations.values())
+    assert env.agent_selection == "player_2" and raw.result is None and raw.ledger == []
+    obs, reward, termination, truncation, info = env.last()
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [action_index("decline_sam")]
+    assert (reward, termination, truncation, info) == (0.0, False, False, {})
+    names, sizes = zip(*observation_layout(4), strict=True)
+    at = sum(sizes[: names.index("phase")])
+    assert obs["observation"][at : at + 3].tolist() == [1.0, 0.0, 0.0], "the Sâm-decision phase"
+    with pytest.raises(IllegalMoveError, match=r"legal moves: decline_sam$"):
+        env.step(action_index("declare_sam"))
+    env.step(action_index("decline_sam"))
+    result = raw.result
+    assert result.reason.value == "instant_win" and result.winner == 2 and result.instant_win == "four_twos"
     assert all(env.terminations.values())
     expected = {"player_0": -20.0, "player_1": -20.0, "player_2": 60.0, "player_3": -20.0}
     seen = {}
@@ -177,7 +198,7 @@ def test_instant_win_at_the_deal_terminates_everyone() -> None:
         obs, reward, termination, truncation, info = env.last()
         assert termination and not truncation
         assert not obs["action_mask"].any()
-        assert info["net"] == expected[agent]
+        assert info == {"net": expected[agent], "winner": 2, "reason": "instant_win"}
         seen[agent] = reward
         with pytest.raises(ValueError, match="None"):
             env.step(0)

@@ -87,8 +87,9 @@ def test_scenario_through_the_environment(scenario: Scenario) -> None:
             infos = {a: dict(env.infos[a]) for a in env.agents}
             finish_hand(env, totals)
             assert env.agents == []
+            winner = -1 if result["winner"] is None else result["winner"]
             for seat, agent in enumerate(env.possible_agents):
-                assert infos[agent] == {"result": result, "net": result["net"][seat]}
+                assert infos[agent] == {"net": result["net"][seat], "winner": winner, "reason": result["reason"]}
         else:
             if "to_act" in spec.expect:
                 assert env.agent_selection == f"player_{spec.expect['to_act']}"

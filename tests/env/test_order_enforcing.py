@@ -10,11 +10,11 @@ the wrapper fails here first.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 
 import numpy as np
 import pytest
+from env_helpers import expected_warnings_only
 from pettingzoo import AECEnv
 from pettingzoo.test import api_test
 from pettingzoo.utils import wrappers
@@ -37,8 +37,7 @@ def test_env_uses_the_fast_wrapper() -> None:
 @pytest.mark.parametrize("kind", sorted(WRAPPERS))
 def test_pettingzoo_api_test_passes_on_both_wrappers(kind: str) -> None:
     env = WRAPPERS[kind]()  # api_test's dummy reset option is ignored with a warning
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with expected_warnings_only():
         api_test(env, num_cycles=300)
 
 

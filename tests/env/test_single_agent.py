@@ -71,18 +71,18 @@ def test_gymnasium_check_env_on_the_registered_id() -> None:
     # space *before* reset, when no mask matches the new hand yet: it is usually illegal. The id is
     # registered with on_illegal="penalty", which ends the hand with a penalty, the same for both
     # copies, so the check can compare them.
-    env = gymnasium.make("sam_env/Sam-v0")
+    env = gymnasium.make("sam_env/Sam-v1")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         gymnasium_check_env(env.unwrapped)
-    assert not [w for w in caught if "sam_env" in str(w.filename)]
+    assert [str(w.message) for w in caught] == [], "the checker warns of nothing, from any file"
 
 
 def test_direct_construction_raises_on_the_checkers_unmasked_step() -> None:
     """Why the id is registered with the penalty: built directly, the view raises (remove if gymnasium changes)."""
     with pytest.raises(IllegalMoveError):
         gymnasium_check_env(SingleAgentEnv())
-    assert gymnasium.make("sam_env/Sam-v0", on_illegal="raise").unwrapped.on_illegal == "raise"
+    assert gymnasium.make("sam_env/Sam-v1", on_illegal="raise").unwrapped.on_illegal == "raise"
 
 
 def test_sb3_check_env_on_the_default() -> None:
@@ -92,7 +92,7 @@ def test_sb3_check_env_on_the_default() -> None:
 
 
 def test_gymnasium_make() -> None:
-    env = gymnasium.make("sam_env/Sam-v0", rules=RuleConfig(n_players=3), learner_seat=2)
+    env = gymnasium.make("sam_env/Sam-v1", rules=RuleConfig(n_players=3), learner_seat=2)
     obs, info = env.reset(seed=3)
     assert env.observation_space.contains(obs)
     assert info["seat"] == 2
@@ -102,7 +102,7 @@ def test_gymnasium_make() -> None:
         assert masks().any()
         obs, _, terminated, _, info = env.step(env.action_space.sample())
     assert not masks().any()
-    assert info["result"]["reason"]
+    assert info["reason"] == env.unwrapped.result.reason.value
     env.close()
 
 
@@ -132,7 +132,7 @@ def test_learner_pays_the_chop_during_the_opponents_turns() -> None:
     assert opponents.seats[-3:] == [1, 2, 3]
     total, info = play_episode(env, np.random.default_rng(0))
     total += reward
-    assert total == info["result"]["net"][0]
+    assert total == info["net"] == env.result.net[0]
 
 
 def test_learner_chops_and_is_chopped_over_in_one_step() -> None:
@@ -144,7 +144,7 @@ def test_learner_chops_and_is_chopped_over_in_one_step() -> None:
     _, reward, *_ = env.step(action_index("quad:5"))
     assert reward == -4.0
     total, info = play_episode(env, np.random.default_rng(1))
-    assert total + reward == info["result"]["net"][1]
+    assert total + reward == info["net"] == env.result.net[1]
 
 
 def deal_with_quads(rng: np.random.Generator, n: int, learner: int) -> list[list[str]]:
@@ -176,8 +176,8 @@ def test_episode_return_is_the_ledger_net(n_players: int) -> None:
         if k % 2:  # random deals, and deals where chops are likely
             env.reset(options={"hands": deal_with_quads(rng, n_players, env.seat), "learner_seat": env.seat})
         total, info = play_episode(env, rng)
-        result = info["result"]
-        assert total == pytest.approx(0.5 * result["net"][info["seat"]])
+        result = env.result.to_dict()
+        assert total == pytest.approx(0.5 * info["net"]) and info["net"] == result["net"][info["seat"]]
         chops += sum(t["reason"] == "chop" and info["seat"] in (t["payer"], t["payee"]) for t in result["ledger"])
         env.reset()
     assert chops > 0, "the learner chopped or was chopped in some hands"
@@ -232,6 +232,37 @@ def test_learner_seat_none_draws_seats() -> None:
     again = SingleAgentEnv(learner_seat=None)
     again.reset(seed=0)
     assert [again.reset()[1]["seat"] for _ in range(40)] == seats
+
+
+def test_a_learner_dealt_an_instant_win_has_one_move_that_collects_it() -> None:
+    env = SingleAgentEnv(learner_seat=2, reward_scale=0.5)
+    _, info = env.reset(seed=0, options={"hands": FOUR_TWOS_DEAL})
+    assert np.flatnonzero(env.action_masks()).tolist() == [DECLINE] == np.flatnonzero(info["action_mask"]).tolist()
+    _, reward, terminated, truncated, info = env.step(DECLINE)
+    assert (reward, terminated, truncated) == (30.0, True, False)
+    assert {k: info[k] for k in ("net", "winner", "reason", "illegal_actions")} == {
+        "net": 60,
+        "winner": 2,
+        "reason": "instant_win",
+        "illegal_actions": 0,
+    }
+    assert "result" not in info and env.result.instant_win == "four_twos"
+
+
+@pytest.mark.parametrize("result_info", [False, True])
+def test_final_infos_hold_scalars_unless_the_result_is_asked_for(result_info: bool) -> None:
+    env = SingleAgentEnv(learner_seat=0, result_info=result_info)
+    env.reset(seed=2)
+    _, info = play_episode(env, np.random.default_rng(2))
+    scalars = {"seat", "action_mask", "net", "winner", "reason", "illegal_actions"}
+    assert set(info) == (scalars | {"result"} if result_info else scalars)
+    assert all(np.isscalar(info[k]) for k in scalars - {"action_mask"})
+    if result_info:
+        assert info["result"] == env.result.to_dict()
+    penalised = SingleAgentEnv(learner_seat=0, on_illegal="penalty")
+    penalised.reset(seed=2)
+    _, _, _, _, info = penalised.step(PASS if not penalised.action_masks()[PASS] else 200)
+    assert scalars <= set(info) and info["reason"] == "illegal_action" and info["winner"] == -1
 
 
 def test_learner_seat_option_per_reset() -> None:
@@ -354,7 +385,7 @@ def test_maskable_ppo_smoke_and_masked_evaluation() -> None:
     def record(local_vars: dict, _globals: dict) -> None:
         if local_vars["done"]:
             info = local_vars["info"]
-            nets.append(0.1 * info["result"]["net"][info["seat"]])
+            nets.append(0.1 * info["net"])
 
     evaluation_env = Monitor(SingleAgentEnv(reward_scale=0.1))
     returns, lengths = evaluate_policy(

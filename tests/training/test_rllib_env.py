@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+from env.env_helpers import FOUR_TWOS_DEAL
 from ray.rllib.core.columns import Columns  # the rllib extra, which CI installs: missing, these tests fail
 
 from agents.ppo.bot import PPOBot
@@ -17,6 +18,7 @@ from agents.ppo.checkpoint import PolicyArch, load_policy
 from agents.ppo.network import ActorCritic
 from agents.ppo.sb3 import build_policy
 from sam_env import N_ACTIONS, RuleConfig
+from sam_env.core import REVEAL_INSTANT_WIN
 from sam_env.core.rules import INSTANT_WIN_TYPES
 from training.rllib.env import SamMultiAgentEnv
 from training.rllib.export import export_policy
@@ -48,8 +50,16 @@ def test_adapter_plays_hands_one_seat_at_a_time_and_credits_every_seat_its_money
             assert received[agent] == pytest.approx(0.1 * infos[agent]["net"])
         assert sum(received.values()) == pytest.approx(0.0)
         obs, _ = env.reset()
-    if rules.get("instant_wins"):
-        assert env.instant_wins > 0  # hands decided at the deal were dealt again, not stepped
+
+
+def test_an_instant_win_deal_is_an_episode_of_the_winners_one_move() -> None:
+    env = SamMultiAgentEnv({"reward_scale": 0.1})
+    obs, _ = env.reset(seed=0, options={"hands": FOUR_TWOS_DEAL})
+    assert list(obs) == ["player_2"]
+    assert np.flatnonzero(obs["player_2"]["action_mask"]).tolist() == [REVEAL_INSTANT_WIN]
+    obs, rewards, terminated, _, infos = env.step({"player_2": REVEAL_INSTANT_WIN})
+    assert terminated["__all__"] and infos["player_2"] == {"net": 60}
+    assert rewards == pytest.approx({"player_0": -2.0, "player_1": -2.0, "player_2": 6.0, "player_3": -2.0})
 
 
 def test_every_seat_gets_a_module_and_the_learner_exactly_one_seat_of_every_hand() -> None:

@@ -14,13 +14,13 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from env.env_helpers import CONFIGS
+from env.env_helpers import ALL_INSTANT_WINS, CONFIGS, INSTANT_WIN_DEALS
 from scenario_data import Scenario, expected_ledger, ledger_rows, load_scenarios
 
 from sam_env import IllegalMoveError, RuleConfig, action_index, action_name
 from sam_env.core import Table
 from sam_env.vector import Batch, VectorEnv
-from sam_env.vector.reference_check import Mismatch, ShadowTables, random_rules
+from sam_env.vector.reference_check import Mismatch, ShadowTables, random_actions, random_rules
 
 SCENARIOS = load_scenarios()
 
@@ -39,6 +39,34 @@ def test_env_test_configurations_agree_with_the_reference(name: str) -> None:
     shadow = ShadowTables(VectorEnv(8, CONFIGS[name], seed=3))
     shadow.run(80, rng)
     assert shadow.hands > 0
+
+
+@pytest.mark.parametrize("kind", sorted(INSTANT_WIN_DEALS))
+def test_forced_instant_win_deals_agree_with_the_reference(kind: str) -> None:
+    deal, winner = INSTANT_WIN_DEALS[kind]
+    venv = VectorEnv(4, RuleConfig(instant_wins={kind}), seed=1)
+    shadow = ShadowTables(venv)
+    batch = shadow.reset(seed=1, options={"hands": [deal, None, deal, None], "leader": [0, None, 3, None]})
+    assert batch.current_seat[[0, 2]].tolist() == [winner, winner]
+    rng = np.random.default_rng(0)
+    ended = []
+    for _ in range(40):
+        batch = shadow.step(batch, random_actions(rng, batch.action_mask))
+        ended += [hand.result for hands in venv.results().values() for hand in hands]
+    assert sum(result.instant_win == kind for result in ended) >= 2
+
+
+def test_random_deals_with_instant_wins_agree_with_the_reference() -> None:
+    rules = RuleConfig(n_players=5, instant_wins=ALL_INSTANT_WINS)
+    venv = VectorEnv(32, rules, seed=4)
+    shadow = ShadowTables(venv, full_every=4)
+    rng = np.random.default_rng(4)
+    batch = shadow.reset(seed=4)
+    kinds = set()
+    for _ in range(80):
+        batch = shadow.step(batch, random_actions(rng, batch.action_mask))
+        kinds |= {hand.result.instant_win for hands in venv.results().values() for hand in hands}
+    assert len(kinds - {None}) >= 2, kinds
 
 
 def test_random_rules_vary_every_rule_option() -> None:

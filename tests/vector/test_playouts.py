@@ -34,7 +34,7 @@ class Lockstep:
         self.rng = rng = np.random.default_rng(seed)
         self.n, self.forced, self.rules = n, forced, rules
         deals = np.array([random_deal(rules, rng) for _ in range(n)], dtype=np.int64)
-        if "four_twos" in rules.instant_wins:  # a deal that ends at once, whatever the leader
+        if "four_twos" in rules.instant_wins:  # a deal whose hand is the instant winner's one move
             deals[0] = [mask_of(FOUR_TWOS), *_rest_of_deck(rules, mask_of(FOUR_TWOS), rng)]
         leaders = rng.integers(rules.n_players, size=n)
         self.venv = VectorEnv(2 * n, rules, seed=seed)
@@ -137,14 +137,16 @@ def _rest_of_deck(rules: RuleConfig, first: int, rng: np.random.Generator) -> li
 @pytest.mark.parametrize("seed", range(6))
 def test_playouts_play_as_the_vector_env_under_random_rules(seed: int, forced: bool) -> None:
     rules = random_rules(np.random.default_rng(seed))
-    if seed % 2:  # every instant win on, so that the test deals one that ends the hand at once
+    if seed % 2:  # every instant win on, so that the test deals one (it ends at the winner's one move)
         rules = RuleConfig(**{**rules.to_dict(), "instant_wins": frozenset(INSTANT_WIN_TYPES)})
     lockstep = Lockstep(rules, seed, n=16, forced=forced)
     lockstep.run(120)
     assert lockstep.compared > 100 and lockstep.tracked[16:].sum() > 4, "copies were made and played to the end"
     assert not lockstep.live_venv.any(), "every hand ended within the steps run"
     if "four_twos" in rules.instant_wins:
-        assert lockstep.final[0].any() and lockstep.play.n_legal[0] == 0, "the instant win was settled at the deal"
+        assert lockstep.final[0].any() and lockstep.play.n_legal[0] == 0, (
+            "the instant win was settled at its winner's move"
+        )
 
 
 def test_copies_carry_the_money_of_the_hand_so_far() -> None:

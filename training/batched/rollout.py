@@ -12,9 +12,9 @@ it). Money is credited per absolute seat at every
 step (``batch.rewards``: chop money of seats that did not act included) and is added to the reward
 of that seat's latest decision in the hand, so a decision's reward is the money its seat received
 until its next decision or the end of the hand. The hand's end closes every seat's trajectory.
-Money of instant-win deals settled while a table is re-dealt belongs to no decision and is left out,
-and so is money that reaches a seat before its first decision with a choice in a hand (a Sâm declared
-before its turn that it can never block, say): no choice of that seat could change it.
+Money that reaches a seat before its first decision with a choice in a hand belongs to no decision and
+is left out (an instant win, settled by the winner's one forced move; a Sâm declared before its turn
+that it can never block): no choice of that seat could change it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The PettingZoo AEC environment as an RLlib ``MultiAgentEnv``: one seat acts per step.
 
-RLlib ships ``PettingZooEnv`` for AEC games, but it steps a real action into a hand decided at the
-deal (an instant win, when every seat is already terminated and only ``None`` is allowed), so this
-adapter is ours. It only translates: observations keep the environment's dict, so the action mask
-travels with the observation to the RLModule that applies it (:mod:`training.rllib.module`).
+RLlib ships ``PettingZooEnv`` for AEC games, but it steps a real action for a seat that has finished
+(when only ``None`` is allowed), so this adapter is ours. It only translates: observations keep the
+environment's dict, so the action mask travels with the observation to the RLModule that applies it
+(:mod:`training.rllib.module`).
 
 Rewards are the AEC's cumulative rewards, read with ``last()`` when a seat is next to act or when
 the hand ends, so money that reaches a seat while another one is acting (chop money) is credited to
@@ -25,8 +25,8 @@ MultiAgentDict = dict[str, Any]
 class SamMultiAgentEnv(MultiAgentEnv):
     """Sâm Lốc hands as RLlib episodes; ``config``: ``{"rules": {...}, "reward_scale": float}``.
 
-    Each episode is one hand. Hands decided at the deal (no seat ever acts) are dealt again: an
-    episode needs at least one decision, and such a hand has nothing to learn from.
+    Each episode is one hand, with at least one decision: an instant-win deal is an episode whose one
+    step is the winner's only legal move, which settles it (see :mod:`sam_env.aec_env`).
     """
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
@@ -38,16 +38,11 @@ class SamMultiAgentEnv(MultiAgentEnv):
         self.agents = list(self.possible_agents)
         self.observation_spaces = {a: self.aec.observation_space(a) for a in self.possible_agents}
         self.action_spaces = {a: self.aec.action_space(a) for a in self.possible_agents}
-        self.instant_wins = 0
-        """Hands decided at the deal and dealt again (their money is not part of any episode)."""
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[MultiAgentDict, MultiAgentDict]:
-        self.aec.reset(seed=seed, options=options)
-        while not self.aec.agents or self.aec.terminations[self.aec.agent_selection]:
-            self.instant_wins += 1
-            self.aec.reset()  # the next hand of the same table, from the same generator
+        self.aec.reset(seed=seed, options=options)  # no seat is ever terminated at reset
         self.agents = list(self.aec.agents)
         agent = self.aec.agent_selection
         return {agent: self.aec.observe(agent)}, {agent: {}}
