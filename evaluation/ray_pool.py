@@ -15,14 +15,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 
-import numpy as np
-
-from .tournament import Match, Task, run_task
+from .tournament import Match, Task, TaskOutput, run_task
 
 
 def run_tasks_on_ray(
     tasks: Sequence[Task], matches: Sequence[Match], address: str | None, num_cpus: int
-) -> Iterator[tuple[Task, np.ndarray, np.ndarray, np.ndarray]]:
+) -> Iterator[TaskOutput]:
     """Yield ``run_task(task, matches)`` for every task as Ray finishes them (in any order).
 
     The matches (bot specs, in-memory checkpoints included) go to Ray's object store once and every
