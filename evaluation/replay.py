@@ -130,13 +130,16 @@ def replay(record: HandRecord) -> Iterator[tuple[MoveRecord | None, Hand]]:
 
 
 class ReplayWriter:
-    """Writes hand records to a JSON Lines file, one per line, flushed as they come; a context manager."""
+    """Writes hand records to a JSON Lines file (its folder made if missing), one per line, flushed as
+    they come; a context manager. A file that cannot be opened raises ``ValueError`` saying why."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        if self.path.parent and not self.path.parent.is_dir():
-            raise ValueError(f"cannot record to {self.path}: the folder {self.path.parent} does not exist")
-        self._file: TextIO = self.path.open("w", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file: TextIO = self.path.open("w", encoding="utf-8")
+        except OSError as err:
+            raise ValueError(f"cannot record hands to {self.path}: {err.strerror or err}") from None
         self.count = 0
 
     def write(self, record: HandRecord | Mapping[str, Any]) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import sam_env
 from sam_env.bot import Bot
-from sam_env.core import COMBOS, N_COMBOS, RuleConfig, combo_index
+from sam_env.core import COMBOS, N_COMBOS, RuleConfig, SeatView, combo_index
 
 from .errors import BadRequest, Conflict, NotFound, Unavailable
 from .views import cards_json, illegal_reason, move_entry, seat_view_json
@@ -43,6 +43,7 @@ class Game:
 
     def __init__(self, rules: RuleConfig, seat: int, players: Sequence[str], bots: Sequence[Bot | None]) -> None:
         self.rules = rules
+        self.rules_json = rules.to_dict()
         self.seat = seat
         self.players = list(players)
         self.bots = list(bots)
@@ -58,6 +59,8 @@ class Game:
         self.snapshot: dict[str, Any] = {}
         """The view published by the last finished request (what ``GET`` returns)."""
         self.last_used = 0.0
+        self._last_view: SeatView | None = None
+        """The person's view after the last move (the public state the next move starts from)."""
 
     # ------------------------------------------------------------------ requests (worker threads)
 
@@ -110,6 +113,7 @@ class Game:
     def _begin_hand(self) -> dict[str, Any]:
         self.hand_number += 1
         self.history = []
+        self._last_view = None
         self.answer_from = 0
         self._bots_answer()
         return self._publish()
@@ -125,10 +129,10 @@ class Game:
 
     def _step(self, seat: int, action: int) -> None:
         raw = self.env
-        public = raw.agent_of_seat(self.seat)  # the played cards of every seat are public
-        before = raw.seat_view(public).played[seat]
+        me = raw.agent_of_seat(self.seat)  # the played cards of every seat are public: the person's view shows them
+        before = (self._last_view or raw.seat_view(me)).played[seat]
         raw.step(action)
-        view = raw.seat_view(public)
+        view = self._last_view = raw.seat_view(me)
         cards = cards_json(view.played[seat] ^ before)
         self.history.append(move_entry(view, seat, self.players[seat], action, cards, self.history))
         if raw.over:

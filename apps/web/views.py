@@ -83,7 +83,7 @@ def seat_view_json(game: Game) -> dict[str, Any]:
     return {
         "hand_number": game.hand_number,
         "players": n,
-        "rules": game.rules.to_dict(),
+        "rules": game.rules_json,
         "seat": me,
         "phase": view.phase.name.lower(),
         "to_act": None if over else raw.seat_to_act,

@@ -157,7 +157,7 @@ function render(view, upto) {
   const trick = pub.table
     ? [el("div", {class: "who", text: `${pub.table.action} by seat ${pub.table.seat} (${players[pub.table.seat]})`}),
       cardRow(pub.table.cards, false)]
-    : [el("div", {class: "who", text: view.phase === "sam_decision" && !pub.final ? "" : "Free lead"})];
+    : [el("div", {class: "who", text: pubPhaseText(view, pub)})];
   $("trick").replaceChildren(...trick);
   renderHand(view, pub.final);
   $("log").replaceChildren(...view.history.slice(0, upto).map((m) => el("li", {},
@@ -165,6 +165,13 @@ function render(view, upto) {
   $("log").scrollTop = $("log").scrollHeight;
   renderResult(view, pub.final, players);
   renderControls();
+}
+
+function pubPhaseText(view, pub) {
+  if (pub.final && view.result) return "";
+  const playing = view.history.slice(0, pub.final ? view.history.length : undefined)
+    .some((m) => !m.action.endsWith("_sam"));
+  return playing || view.phase === "play" ? "Free lead" : "báo Sâm decisions: each seat in turn";
 }
 
 function badges(view, pub, s) {
