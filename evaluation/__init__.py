@@ -7,6 +7,7 @@
 * :mod:`.ratings` — money per hand and openskill ratings from a round-robin;
 * :mod:`.seating` — the money between neighbouring bots;
 * :mod:`.report` — terminal table, CSV, JSON, Markdown and plot;
+* :mod:`.replay` — hand records as JSON Lines (``--record``), their writer and a reader that replays them;
 
 The ``sam-eval`` command line is :mod:`apps.evaluate` (``sam-eval --help``).
 """

@@ -2,7 +2,7 @@
 
 - ```` ```python ```` blocks run, each in a fresh namespace. A block right after a line
   ``<!-- fragment -->`` is a piece of a larger program: it is only compiled.
-- ```` ```bash ```` blocks: every ``sam-eval``, ``sam-play`` and ``python train.py`` command is parsed by
+- ```` ```bash ```` blocks: every ``sam-eval``, ``sam-play``, ``sam-web`` and ``python train.py`` command is parsed by
   that program's own argument parser (running them takes minutes to hours).
 - Other blocks (``text``, ``mermaid``, untagged) are diagrams and output, not code.
 """
@@ -18,6 +18,7 @@ import pytest
 import torch
 
 from apps import evaluate, play
+from apps.web import cli as web
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -65,6 +66,7 @@ def test_command_examples_parse(page: str, line: int, fragment: bool, code: str)
     parsers = {
         "sam-eval": evaluate.build_parser().parse_args,
         "sam-play": play.build_parser().parse_args,
+        "sam-web": web.build_parser().parse_args,
         "python train.py": _train_parser_args(),
     }
     for command in code.splitlines():

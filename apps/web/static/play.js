@@ -157,7 +157,7 @@ function render(view, upto) {
   const trick = pub.table
     ? [el("div", {class: "who", text: `${pub.table.action} by seat ${pub.table.seat} (${players[pub.table.seat]})`}),
       cardRow(pub.table.cards, false)]
-    : [el("div", {class: "who", text: pubPhaseText(view, pub)})];
+    : [el("div", {class: "who", text: pubPhaseText(view, upto)})];
   $("trick").replaceChildren(...trick);
   renderHand(view, pub.final);
   $("log").replaceChildren(...view.history.slice(0, upto).map((m) => el("li", {},
@@ -167,11 +167,12 @@ function render(view, upto) {
   renderControls();
 }
 
-function pubPhaseText(view, pub) {
-  if (pub.final && view.result) return "";
-  const playing = view.history.slice(0, pub.final ? view.history.length : undefined)
-    .some((m) => !m.action.endsWith("_sam"));
-  return playing || view.phase === "play" ? "Free lead" : "báo Sâm decisions: each seat in turn";
+// What the felt says when no play is on the table after the first `upto` moves.
+function pubPhaseText(view, upto) {
+  if (upto === view.history.length && view.result) return "";
+  const playing = view.history.slice(0, upto).some((m) => !m.action.endsWith("_sam"));
+  return playing || (upto === view.history.length && view.phase === "play")
+    ? "Free lead" : "báo Sâm decisions: each seat in turn";
 }
 
 function badges(view, pub, s) {
@@ -232,7 +233,8 @@ function renderHand(view, final) {
   }));
   const legal = final && view.your_turn ? view.legal : [];
   $("legal").replaceChildren(...legal.map((move) => el("button", {
-    type: "button", class: "move", "data-action": move.name, text: SAM_WORDS[move.name] || move.name,
+    type: "button", class: "move", "data-action": move.name, "data-cards": move.cards.join(" "),
+    text: SAM_WORDS[move.name] || move.name,
     onclick: () => send(move.name),
     onmouseenter: () => hint(move.cards, true), onmouseleave: () => hint(move.cards, false),
   })));
