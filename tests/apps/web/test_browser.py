@@ -67,7 +67,7 @@ def check_screenshot(page: object, name: str, suits: int = 3, selector: str = "m
 
 
 def test_a_whole_hand_against_ppo_by_clicking(page: object, live: str) -> None:
-    page.goto(f"{live}/?pace=40")
+    page.goto(f"{live}/?pace=20")
     page.wait_for_selector("select.opponent option[value=ppo]", state="attached")
     page.fill("#seed", "12")
     page.click("#deal")

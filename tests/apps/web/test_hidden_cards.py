@@ -28,7 +28,8 @@ from sam_env.core.rules import BAO1_CHOICES, FINISH_ON_TWO_CHOICES, FIRST_LEADER
 
 HANDS = 1000
 HANDS_PER_TABLE = 10
-CARD = re.compile(r"(?<![0-9A-Z])(?:10|[2-9JQKA])[SCDH](?![0-9A-Za-z])")
+CARD = re.compile(r"(?<![0-9A-Za-z_-])(?:10|[2-9JQKA])[SCDH](?![0-9A-Za-z_-])")
+"""A card in the engine's notation, not inside a longer word or a game id (URL-safe base64: ``A-Za-z0-9_-``)."""
 
 
 def card_strings(text: str) -> set[str]:
