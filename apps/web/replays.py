@@ -2,8 +2,9 @@
 
 A file of records (:mod:`evaluation.replay`) is read and checked in full when it is opened (upload
 or a path under the served folder); it is then kept in memory under an unguessable id, like a game
-(at most ``max_files``, expiring when idle). The page asks for one hand at a time: its frames, the
-table before the first move and after each one, with every seat's cards.
+(at most ``max_files``, the least recently used closing first, and expiring when idle). The page asks
+for one hand at a time: its frames, the table before the first move and after each one, with every
+seat's cards.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from evaluation.replay import HandRecord, ReplayError, parse_records, replay
 from sam_env.core import COMBOS, NO_PLAY, Phase
 
-from .errors import BadRequest, NotFound, Unavailable
+from .errors import BadRequest, NotFound
 from .views import cards_json
 
 
@@ -75,7 +76,8 @@ def hand_frames(record: HandRecord) -> dict[str, Any]:
 
 
 class ReplayStore:
-    """Opened files of records by id: at most ``max_files``, each expiring after ``idle_seconds`` unused."""
+    """Opened files of records by id: at most ``max_files`` (the least recently used closes first), each
+    expiring after ``idle_seconds`` unused."""
 
     def __init__(
         self, max_files: int = 16, idle_seconds: float = 3600.0, clock: Callable[[], float] = time.monotonic
@@ -87,10 +89,12 @@ class ReplayStore:
         self._lock = threading.Lock()
 
     def add(self, records: list[HandRecord]) -> str:
+        """Keep a file's records under a new id; when full, the least recently used file is closed (it can be
+        opened again, unlike a live game)."""
         with self._lock:
             self._expire()
-            if len(self._files) >= self.max_files:
-                raise Unavailable(f"too many open replay files ({self.max_files}); they expire when idle, try later")
+            while len(self._files) >= self.max_files:
+                del self._files[min(self._files, key=lambda k: self._files[k][0])]
             replay_id = secrets.token_urlsafe(18)
             self._files[replay_id] = (self.clock(), records)
             return replay_id

@@ -10,6 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from apps.web.errors import NotFound
+from apps.web.replays import ReplayStore, open_records
+
 HANDS = 3 * 6 * 4  # 3 deals, 6 ordered pairs of heuristic, greedy and random, 4 rotations each
 
 
@@ -87,3 +90,19 @@ def test_the_leaderboard_reads_summaries_from_the_folder_and_from_uploads(live: 
     assert uploaded["boards"][0]["matches"][0]["ci_low"] is None and uploaded["boards"][0]["plots"] == []
     bad = httpx.post(f"{live}/api/leaderboard", json={"files": [{"name": "b.json", "text": '{"matches": [{}]}'}]})
     assert bad.status_code == 400 and "b.json" in bad.json()["error"]
+
+
+def test_open_files_are_capped_least_recently_used_first_and_expire(served: Path) -> None:
+    now = [0.0]
+    store = ReplayStore(max_files=2, idle_seconds=60, clock=lambda: now[0])
+    records = open_records((served / "eval" / "hands.jsonl").read_text(encoding="utf-8"), "hands.jsonl")
+    first, second = store.add(records), store.add(records)
+    now[0] = 10
+    store.hand(first, 0)  # the first is now the more recently used
+    third = store.add(records)
+    with pytest.raises(NotFound):
+        store.hand(second, 0)
+    assert store.hand(first, 1) == records[1] and store.hand(third, 2) == records[2]
+    now[0] = 71
+    with pytest.raises(NotFound, match="expired"):
+        store.hand(first, 0)
