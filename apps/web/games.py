@@ -197,15 +197,23 @@ class GameStore:
             self._expire()
             return len(self._games)
 
+    def require_room(self) -> None:
+        """:class:`Unavailable` if no game can be added now (checked before a new game loads its bots)."""
+        with self._lock:
+            self._require_room()
+
+    def _require_room(self) -> None:
+        self._expire()
+        if len(self._games) >= self.max_games:
+            raise Unavailable(
+                f"too many live games ({self.max_games}); a game expires after {self.idle_seconds:g} s "
+                "without a request — try again later"
+            )
+
     def add(self, game: Game) -> str:
         """Keep ``game`` under a new unguessable id; :class:`Unavailable` when the store is full."""
         with self._lock:
-            self._expire()
-            if len(self._games) >= self.max_games:
-                raise Unavailable(
-                    f"too many live games ({self.max_games}); a game expires after {self.idle_seconds:g} s "
-                    "without a request — try again later"
-                )
+            self._require_room()
             game_id = secrets.token_urlsafe(18)
             game.last_used = self.clock()
             self._games[game_id] = game

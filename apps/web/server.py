@@ -97,6 +97,7 @@ def create_app(
 
     async def create_game(request: Request) -> Response:
         body = await read_json(request)
+        games.require_room()
         game, seed = await run_in_threadpool(new_game, body, catalogue)
         game_id = games.add(game)
         try:
