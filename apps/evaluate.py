@@ -16,6 +16,7 @@ from agents.registry import available
 from apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
 from evaluation.panel import panel_matches, panel_rows
 from evaluation.ratings import rate
+from evaluation.replay import ReplayWriter
 from evaluation.report import (
     markdown_table,
     panel_markdown,
@@ -117,6 +118,13 @@ def build_parser() -> argparse.ArgumentParser:
         "CPUs): the same numbers as the local pool for the same seed; needs the rllib extra",
     )
     parser.add_argument("--address", metavar="ADDR", help="with --ray: the cluster to join (e.g. auto, host:6379)")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="write every hand (rules, deal, each move with seat, bot and action, the ledger) to FILE as JSON "
+        "Lines, match by match and deal by deal; sam-web shows them move by move",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_rules_arguments(parser)
     return parser
@@ -166,11 +174,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError("--ray needs Ray: pip install -e '.[rllib]'")
         rules = rules_from_args(args)
         matches = plan_matches(args, rules)
+        writer = None if args.record is None else ReplayWriter(args.record)
     start = time.perf_counter()
     progress = not args.no_progress
-    results = run_matches(
-        matches, rules, args.deals, args.seed, args.workers, progress=progress, ray=args.ray, ray_address=args.address
-    )
+    try:
+        results = run_matches(
+            matches,
+            rules,
+            args.deals,
+            args.seed,
+            args.workers,
+            progress=progress,
+            ray=args.ray,
+            ray_address=args.address,
+            record=None if writer is None else writer.write,
+        )
+    finally:
+        if writer is not None:
+            writer.close()
     summaries = [r.summary() for r in results]
     ratings = rate(results)
     flows = adjacent_flows(results)
@@ -202,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\n{sum(s.hands for s in summaries)} hands in {elapsed:.1f} s on {where}\n"
         f"wrote summary.csv, summary.json, summary.md (every column) and x_per_hand.png to {args.out}"
     )
+    if writer is not None:
+        print(f"recorded {writer.count} hands to {args.record}")
     return 0
 
 

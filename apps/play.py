@@ -11,12 +11,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import sam_env
 from agents.human import HumanPlayer, QuitGame
 from agents.registry import available, load_bot
 from apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
+from evaluation.replay import ReplayWriter, record_hand
 from evaluation.tournament import play_out
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig, SeatView
@@ -42,6 +44,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--hands", type=int, default=1, help="hands to play at the same table (default 1)")
     parser.add_argument("--seed", type=int, help="seed of the deals and bots (default: a fresh random game)")
     parser.add_argument("--symbols", action="store_true", help="show suits as ♠ ♣ ♦ ♥")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="write every finished hand (rules, deal, each move with seat, player and action, the ledger) to FILE "
+        "as JSON Lines; sam-web shows them move by move",
+    )
     add_rules_arguments(parser)
     return parser
 
@@ -64,6 +73,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     with refusals_reported(parser):
         rules = rules_from_args(args)
         lineup = _lineup(args, rules)
+        writer = None if args.record is None else ReplayWriter(args.record)
     n, me = rules.n_players, args.seat
     human = HumanPlayer(stdin=stdin, stdout=out)
     players: list[Bot] = [human] * n
@@ -93,10 +103,16 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
                 env.reset()
             out.write(f"\n=== hand {number} of {args.hands}: you are seat {me} ===\n")
             total += play_out(env, choose).net[me]
+            if writer is not None:
+                writer.write(record_hand(raw.hand, names, {"app": "sam-play", "hand": number, "seed": args.seed}))
             out.write(render_hand(raw.hand, viewer=None, symbols=args.symbols) + "\n")
             out.write(f"you: {raw.result.net[me]:+d}X this hand, {total:+d}X in total\n")
     except QuitGame:
         out.write(f"bye — you stopped with {total:+d}X in total\n")
+    finally:
+        if writer is not None:
+            writer.close()
+            out.write(f"recorded {writer.count} hand(s) to {args.record}\n")
     return 0
 
 

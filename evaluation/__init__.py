@@ -8,6 +8,7 @@
 * :mod:`.seating` — the money between neighbouring bots;
 * :mod:`.panel` — generalization margins: a bot against the held-out panel beside the heuristic;
 * :mod:`.report` — terminal table, CSV, JSON, Markdown and plot;
+* :mod:`.replay` — hand records as JSON Lines (``--record``), their writer and a reader that replays them;
 
 The ``sam-eval`` command line is :mod:`apps.evaluate` (``sam-eval --help``).
 """

@@ -42,6 +42,7 @@ from sam_env.bot import Bot
 from sam_env.core import HandResult, RuleConfig, SeatView
 
 from .deals import Deal, make_deal
+from .replay import record_hand
 from .stats import METRICS, Summary, hand_metrics, summarize
 
 
@@ -138,13 +139,17 @@ def play_hand(env: AECEnv, agents_by_seat: Sequence[Bot], deal: Deal) -> HandRes
 
 @dataclass(frozen=True)
 class Task:
-    """Deals ``start … stop-1`` of one match, as sent to a worker process (the match by its index)."""
+    """Deals ``start … stop-1`` of one match, as sent to a worker process (the match by its index).
+
+    ``record``: also return the record of every hand (:mod:`.replay`, as dicts).
+    """
 
     match_index: int
     rules: dict[str, object]
     seed: int
     start: int
     stop: int
+    record: bool = False
 
 
 _MATCHES: Sequence[Match] = ()
@@ -156,9 +161,14 @@ def _receive_matches(matches: Sequence[Match]) -> None:
     _MATCHES = matches
 
 
-def run_task(task: Task, matches: Sequence[Match] | None = None) -> tuple[Task, np.ndarray, np.ndarray, np.ndarray]:
-    """Play a task; return it with ``metrics[deal, seating, slot, metric]``, the deals' leaders and
-    ``passed_on[deal, seating, slot]``, the money the slot's seat paid, net, to the seat after it.
+TaskOutput = tuple[Task, np.ndarray, np.ndarray, np.ndarray, list[dict]]
+"""What :func:`run_task` returns: the task, metrics, leaders, money passed on, hand records."""
+
+
+def run_task(task: Task, matches: Sequence[Match] | None = None) -> TaskOutput:
+    """Play a task; return it with ``metrics[deal, seating, slot, metric]``, the deals' leaders,
+    ``passed_on[deal, seating, slot]``, the money the slot's seat paid, net, to the seat after it,
+    and the hands' records in the order played when ``task.record`` (else an empty list).
 
     ``matches``: those the task's index refers to (default: the ones this worker process received).
     """
@@ -172,6 +182,7 @@ def run_task(task: Task, matches: Sequence[Match] | None = None) -> tuple[Task, 
     metrics = np.zeros((task.stop - task.start, len(seatings), n, len(METRICS)), dtype=np.int32)
     passed_on = np.zeros((task.stop - task.start, len(seatings), n), dtype=np.int32)
     leaders = np.zeros(task.stop - task.start, dtype=np.int32)
+    records: list[dict] = []
     for row, d in enumerate(range(task.start, task.stop)):
         deal = make_deal(rules, task.seed, d)
         leaders[row] = deal.leader
@@ -185,7 +196,13 @@ def run_task(task: Task, matches: Sequence[Match] | None = None) -> tuple[Task, 
             for slot, seat in enumerate(seats):
                 metrics[row, s, slot] = hand_metrics(result, seat)
                 passed_on[row, s, slot] = to_next[seat]
-    return task, metrics, leaders, passed_on
+            if task.record:
+                names = [""] * n
+                for slot, seat in enumerate(seats):
+                    names[seat] = match.names[slot]
+                info = {"match": task.match_index, "deal": d, "seating": s, "candidate_seat": int(seats[0])}
+                records.append(record_hand(env.unwrapped.hand, names, info).to_dict())
+    return task, metrics, leaders, passed_on, records
 
 
 def _paid_to_next_seat(result: HandResult, n_players: int) -> list[int]:
@@ -237,6 +254,7 @@ def run_matches(
     progress: bool = True,
     ray: bool = False,
     ray_address: str | None = None,
+    record: Callable[[dict], None] | None = None,
 ) -> list[MatchResult]:
     """Play every match over the same ``deals`` deals of ``seed``, on ``workers`` processes.
 
@@ -246,6 +264,9 @@ def run_matches(
     Raises ``ValueError`` before any hand is played if a match does not seat exactly ``n`` agents
     (a missing opponent would fail in a worker, an extra one would silently never play) or seats a
     bot that cannot play these rules (an unknown name, a checkpoint for another seat count).
+
+    ``record``: called with the record of every hand (:mod:`.replay`, as a dict), match by match,
+    deal by deal, seating by seating, whatever the number of workers and the order chunks finish in.
     """
     if not isinstance(rules, RuleConfig):
         raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
@@ -268,7 +289,7 @@ def run_matches(
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(200, math.ceil(deals / (4 * workers))))
     tasks = [
-        Task(i, rules.to_dict(), seed, start, min(start + chunk, deals))
+        Task(i, rules.to_dict(), seed, start, min(start + chunk, deals), record is not None)
         for i, m in enumerate(matches)
         for start in range(0, deals, chunk)
     ]
@@ -276,13 +297,23 @@ def run_matches(
     metrics = [np.zeros((deals, s, n, len(METRICS)), dtype=np.int32) for s in n_seatings]
     passed_on = [np.zeros((deals, s, n), dtype=np.int32) for s in n_seatings]
     leaders = np.zeros(deals, dtype=np.int32)
+    position = {(task.match_index, task.start): k for k, task in enumerate(tasks)}
+    finished: dict[int, list[dict]] = {}
+    written = 0
     with tqdm(total=deals * sum(n_seatings), unit="hand", disable=not progress, smoothing=0.05) as bar:
 
-        def collect(task: Task, values: np.ndarray, task_leaders: np.ndarray, paid: np.ndarray) -> None:
+        def collect(task: Task, values: np.ndarray, task_leaders: np.ndarray, paid: np.ndarray, hands: list) -> None:
+            nonlocal written
             metrics[task.match_index][task.start : task.stop] = values
             passed_on[task.match_index][task.start : task.stop] = paid
             leaders[task.start : task.stop] = task_leaders
             bar.update(values.shape[0] * values.shape[1])
+            if record is not None:  # in task order: hold a chunk that finished early until those before it are written
+                finished[position[task.match_index, task.start]] = hands
+                while written in finished:
+                    for hand in finished.pop(written):
+                        record(hand)
+                    written += 1
 
         if ray:
             from .ray_pool import run_on_ray  # Ray is an optional extra, imported only here

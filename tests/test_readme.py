@@ -4,7 +4,7 @@
   ``<!-- fragment -->`` is a piece of a larger program: it is only compiled.
 - ```` ```bash ```` / ```` ```sh ```` / ```` ```shell ```` / ```` ```console ```` blocks (indented ones in
   lists included): every command is checked. Our programs (``sam-eval``, ``sam-play``,
-  ``sam-exploit``, ``python train.py``, ``python -m apps.…``) are parsed by their own argument
+  ``sam-exploit``, ``sam-web``, ``python train.py``, ``python -m apps.…``) are parsed by their own argument
   parsers (running them takes minutes to hours), ``python -c`` code is compiled, and the other
   programs must be ones the docs are known to use (pip, pytest, ray …). A command that is none of
   these fails the test: a new kind of command needs a parser here, not a blind eye.
@@ -22,6 +22,7 @@ import pytest
 import torch
 
 from apps import evaluate, play
+from apps.web import cli as web
 from training import cli, exploit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +37,7 @@ PARSERS: dict[str, Callable[[Sequence[str]], object]] = {
     "sam-eval": evaluate.build_parser().parse_args,
     "sam-play": play.build_parser().parse_args,
     "sam-exploit": exploit.build_parser().parse_args,
+    "sam-web": web.build_parser().parse_args,
     "python train.py": cli.parse_args,
     "python -m apps.evaluate": evaluate.build_parser().parse_args,
     "python -m apps.play": play.build_parser().parse_args,

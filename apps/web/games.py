@@ -1,0 +1,241 @@
+"""Live games of the web app: one table each, a person in one seat and bots in the others.
+
+A :class:`Game` drives the environment seat by seat (``seat_to_act``, ``legal_moves``, ``observe``,
+``seat_view``, ``step``, the hand's ``result``): the person's move is checked against the legal
+moves before anything changes, then the bots answer until it is the person's turn again or the
+hand is over. Everything a response shows is built by :mod:`.views` from what the person's seat
+may know; the other seats' cards are read only once the hand is over.
+
+Bots can be slow (``ppo_search`` thinks for a fraction of a second per decision, more on a busy
+machine), so the server calls :meth:`Game.play` and friends in worker threads. A game takes one
+request at a time: a second move sent while the bots are still answering the first is refused
+(409), not queued behind it, and ``GET`` returns the view published by the last finished request.
+
+:class:`GameStore` keeps the live games in memory under unguessable ids
+(``secrets.token_urlsafe``), at most ``max_games`` at once; a game unused for ``idle_seconds``
+expires and its id then answers 404.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import sam_env
+from sam_env.bot import Bot
+from sam_env.core import COMBOS, N_COMBOS, RuleConfig, SeatView, combo_index
+
+from .errors import BadRequest, Conflict, NotFound, Unavailable
+from .views import cards_json, illegal_reason, move_entry, seat_view_json
+
+HUMAN = "you"
+
+
+class Game:
+    """One table: the rules, the person's seat, a bot in every other seat, the running score.
+
+    ``players[seat]`` is the label each seat shows (``"you"`` for the person's); ``bots[seat]`` the
+    bot of every other seat (``None`` at the person's).
+    """
+
+    def __init__(self, rules: RuleConfig, seat: int, players: Sequence[str], bots: Sequence[Bot | None]) -> None:
+        self.rules = rules
+        self.rules_json = rules.to_dict()
+        self.seat = seat
+        self.players = list(players)
+        self.bots = list(bots)
+        self.env = sam_env.raw_env(rules=rules)
+        self.totals = [0] * rules.n_players
+        """Each seat's money over the finished hands of this table."""
+        self.hand_number = 0
+        self.history: list[dict[str, Any]] = []
+        """Every move of the current hand, as :func:`.views.move_entry` shows it (public)."""
+        self.answer_from = 0
+        """Index in ``history`` of the first bot move since the person's last decision."""
+        self.lock = threading.Lock()
+        self.snapshot: dict[str, Any] = {}
+        """The view published by the last finished request (what ``GET`` returns)."""
+        self.last_used = 0.0
+        self._last_view: SeatView | None = None
+        """The person's view after the last move (the public state the next move starts from)."""
+
+    # ------------------------------------------------------------------ requests (worker threads)
+
+    def start(self, seed: int | None) -> dict[str, Any]:
+        """Deal the table's first hand (``seed``: the deals; None for a fresh random table)."""
+        with self._busy():
+            self.env.reset(seed=seed)
+            return self._begin_hand()
+
+    def play(self, action: object) -> dict[str, Any]:
+        """The person's move (an action id or name), then the bots' answer; the view after it."""
+        with self._busy():
+            raw = self.env
+            if raw.over:
+                raise Conflict(
+                    "the hand is over: no move can be made; POST /api/games/{id}/next deals the next hand", legal=[]
+                )
+            legal = raw.legal_moves()
+            names = [COMBOS[a].name for a in legal]
+            index = parse_action(action, names)
+            if index not in legal:
+                view = raw.seat_view(raw.agent_of_seat(self.seat))
+                raise Conflict(f"illegal move {COMBOS[index].name}: {illegal_reason(view, index)}", legal=names)
+            self.answer_from = len(self.history) + 1
+            self._step(self.seat, index)
+            self._bots_answer()
+            return self._publish()
+
+    def next_hand(self) -> dict[str, Any]:
+        """Deal the next hand of the same table (the previous winner leads it)."""
+        with self._busy():
+            if not self.env.over:
+                names = [COMBOS[a].name for a in self.env.legal_moves()] if self._your_turn() else []
+                raise Conflict("the hand is not over yet: finish it before dealing the next one", legal=names)
+            self.env.reset()
+            return self._begin_hand()
+
+    def view(self) -> dict[str, Any]:
+        """The last published view, and whether a request is being answered now."""
+        return {**self.snapshot, "busy": self.lock.locked()}
+
+    # ------------------------------------------------------------------ internals
+
+    def _busy(self) -> _Busy:
+        return _Busy(self.lock)
+
+    def _your_turn(self) -> bool:
+        return not self.env.over and self.env.seat_to_act == self.seat
+
+    def _begin_hand(self) -> dict[str, Any]:
+        self.hand_number += 1
+        self.history = []
+        self._last_view = None
+        self.answer_from = 0
+        self._bots_answer()
+        return self._publish()
+
+    def _bots_answer(self) -> None:
+        raw = self.env
+        while not raw.over and raw.seat_to_act != self.seat:
+            seat = raw.seat_to_act
+            agent = raw.agent_of_seat(seat)
+            bot = self.bots[seat]
+            assert bot is not None
+            self._step(seat, bot.act(raw.observe(agent), raw.seat_view(agent)))
+
+    def _step(self, seat: int, action: int) -> None:
+        raw = self.env
+        me = raw.agent_of_seat(self.seat)  # the played cards of every seat are public: the person's view shows them
+        before = (self._last_view or raw.seat_view(me)).played[seat]
+        raw.step(action)
+        view = self._last_view = raw.seat_view(me)
+        cards = cards_json(view.played[seat] ^ before)
+        self.history.append(move_entry(view, seat, self.players[seat], action, cards, self.history))
+        if raw.over:
+            result = raw.result
+            self.totals = [t + x for t, x in zip(self.totals, result.net, strict=True)]
+
+    def _publish(self) -> dict[str, Any]:
+        self.snapshot = seat_view_json(self)
+        return self.snapshot
+
+
+class _Busy:
+    """Holds a game's lock for one request, refusing (409) instead of waiting when it is taken."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> None:
+        if not self.lock.acquire(blocking=False):
+            raise Conflict("the bots are still answering this game's previous request; wait for its response")
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+
+def parse_action(action: object, legal_names: list[str]) -> int:
+    """An action id (int) or name (``"pair:K"``) as an action index; :class:`BadRequest` naming the legal moves."""
+    if isinstance(action, bool) or not isinstance(action, (int, str)):
+        raise BadRequest(
+            f'"action" must be an action id (an int in 0..{N_COMBOS - 1}) or a name such as "pair:K", got {action!r}',
+            legal=legal_names,
+        )
+    if isinstance(action, int):
+        if not 0 <= action < N_COMBOS:
+            raise BadRequest(f"action id {action} is out of range 0..{N_COMBOS - 1}", legal=legal_names)
+        return action
+    try:
+        return combo_index(action)
+    except ValueError as err:
+        raise BadRequest(str(err), legal=legal_names) from None
+
+
+class GameStore:
+    """The live games by id: at most ``max_games``, each expiring after ``idle_seconds`` unused.
+
+    ``clock``: seconds, monotonic (tests pass a fake one to expire games without waiting).
+    """
+
+    def __init__(
+        self, max_games: int = 64, idle_seconds: float = 3600.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if max_games < 1 or idle_seconds <= 0:
+            raise ValueError(f"max_games must be >= 1 and idle_seconds > 0, got {max_games} and {idle_seconds}")
+        self.max_games = max_games
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self._games: dict[str, Game] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._expire()
+            return len(self._games)
+
+    def require_room(self) -> None:
+        """:class:`Unavailable` if no game can be added now (checked before a new game loads its bots)."""
+        with self._lock:
+            self._require_room()
+
+    def _require_room(self) -> None:
+        self._expire()
+        if len(self._games) >= self.max_games:
+            raise Unavailable(
+                f"too many live games ({self.max_games}); a game expires after {self.idle_seconds:g} s "
+                "without a request — try again later"
+            )
+
+    def add(self, game: Game) -> str:
+        """Keep ``game`` under a new unguessable id; :class:`Unavailable` when the store is full."""
+        with self._lock:
+            self._require_room()
+            game_id = secrets.token_urlsafe(18)
+            game.last_used = self.clock()
+            self._games[game_id] = game
+            return game_id
+
+    def get(self, game_id: str) -> Game:
+        """The live game ``game_id`` (its idle time restarts); :class:`NotFound` if unknown or expired."""
+        with self._lock:
+            self._expire()
+            game = self._games.get(game_id)
+            if game is None:
+                raise NotFound(f"no live game {game_id!r}: unknown, or expired after {self.idle_seconds:g} s idle")
+            game.last_used = self.clock()
+            return game
+
+    def discard(self, game_id: str) -> None:
+        """Forget a game (one whose first hand could not be dealt)."""
+        with self._lock:
+            self._games.pop(game_id, None)
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for game_id, game in list(self._games.items()):
+            if now - game.last_used > self.idle_seconds and not game.lock.locked():
+                del self._games[game_id]

@@ -1,0 +1,271 @@
+// The play tab: a table against bots through POST /api/games, /moves and /next. The server answers
+// each move with the bots' moves; they are shown one at a time at the chosen pace, then the view.
+import {REASONS, api, backs, cardParts, cardRow, cardTile, el, ledgerTable, money, showMessage} from "./common.js";
+
+const CARDS_PER_HAND = 10;
+const SAM_WORDS = {declare_sam: "báo Sâm (declare)", decline_sam: "no Sâm"};
+const state = {options: null, actions: [], gameId: null, view: null, selected: new Set(), busy: false};
+const $ = (id) => document.getElementById(id);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function setupPlay() {
+  const pace = new URLSearchParams(location.search).get("pace");
+  if (pace !== null) $("pace").append(el("option", {value: pace, text: `${pace} ms`, selected: true}));
+  try {
+    [state.options, state.actions] = await Promise.all([api("/api/options"), api("/api/actions")]);
+  } catch (err) {
+    showMessage($("message"), `Could not load the bots: ${err.message}`);
+    return;
+  }
+  const {rules} = state.options;
+  for (const n of rules.choices.n_players) $("players").append(el("option", {value: n, text: n, selected: n === 4}));
+  for (const name of ["bao1", "finish_on_two", "first_leader"]) {
+    for (const choice of rules.choices[name]) {
+      $(`rule-${name}`).append(el("option", {value: choice, text: choice, selected: choice === rules.defaults[name]}));
+    }
+  }
+  $("rule-allow_sam").checked = rules.defaults.allow_sam;
+  $("rule-straights_with_two").checked = rules.defaults.straights_with_two;
+  for (const kind of rules.choices.instant_wins) {
+    const box = el("input", {type: "checkbox", value: kind, checked: rules.defaults.instant_wins.includes(kind)});
+    $("instant-wins").append(el("label", {}, box, ` ${kind}`));
+  }
+  $("players").addEventListener("change", seatChoices);
+  seatChoices();
+  $("new-game").addEventListener("submit", (event) => { event.preventDefault(); newGame(); });
+  $("play-selected").addEventListener("click", playSelected);
+  $("pass").addEventListener("click", () => send("pass"));
+}
+
+function seatChoices() {
+  const n = Number($("players").value);
+  $("seat").replaceChildren(...Array.from({length: n}, (_, s) => el("option", {value: s, text: s})));
+  const fitting = state.options.bots.filter((b) => b.players.includes(n)).map((b) => b.name);
+  const preferred = fitting.includes("ppo") ? "ppo" : "heuristic";
+  $("opponents").replaceChildren(...Array.from({length: n - 1}, (_, j) => el("label", {},
+    `Opponent ${j + 1} `,
+    el("select", {class: "opponent", "data-index": j},
+      fitting.map((name) => el("option", {value: name, text: name, selected: name === preferred}))))));
+}
+
+function tableRequest() {
+  const rules = {
+    bao1: $("rule-bao1").value,
+    finish_on_two: $("rule-finish_on_two").value,
+    first_leader: $("rule-first_leader").value,
+    allow_sam: $("rule-allow_sam").checked,
+    straights_with_two: $("rule-straights_with_two").checked,
+    instant_wins: [...document.querySelectorAll("#instant-wins input:checked")].map((box) => box.value),
+  };
+  const seed = $("seed").value === "" ? null : Number($("seed").value);
+  return {
+    players: Number($("players").value), rules, seat: Number($("seat").value), seed,
+    opponents: [...document.querySelectorAll("select.opponent")].map((s) => s.value),
+  };
+}
+
+async function request(path, body) {
+  state.busy = true;
+  renderControls();
+  showMessage($("message"), "");
+  try {
+    return await api(path, body);
+  } catch (err) {
+    showMessage($("message"), err.message);
+    return null;
+  } finally {
+    state.busy = false;
+  }
+}
+
+async function newGame() {
+  showMessage($("message"), "Dealing…", true);
+  const data = await request("/api/games", tableRequest());
+  if (data) {
+    state.gameId = data.game_id;
+    await show(data.view, 0);
+  } else renderControls();
+}
+
+async function send(action) {
+  if (!state.gameId || state.busy) return;
+  const shown = state.view.history.length;
+  const view = await request(`/api/games/${state.gameId}/moves`, {action});
+  if (view) await show(view, shown + 1);
+  else renderControls();
+}
+
+async function nextHand() {
+  const view = await request(`/api/games/${state.gameId}/next`, {});
+  if (view) await show(view, 0);
+  else renderControls();
+}
+
+function playSelected() {
+  const ranks = [...state.selected].map((c) => cardParts(c).rank).sort();
+  const match = state.actions.find((a) => a.ranks.length === ranks.length && [...a.ranks].sort().every((r, i) => r === ranks[i]));
+  if (!match) {
+    showMessage($("message"), `${[...state.selected].join(" ")} is not a combination: play a single, a pair, a triple, ` +
+      "a quad, a straight of 3 to 10 cards or two quads.");
+    return;
+  }
+  send(match.name);
+}
+
+// Show a view, animating its history from entry `from` on: each bot move, one at a time.
+async function show(view, from) {
+  state.view = view;
+  state.selected.clear();
+  $("table").hidden = false;
+  const pace = Number($("pace").value);
+  state.busy = true;
+  for (let j = Math.max(from, view.history.length - view.moves.length); pace > 0 && j < view.history.length; j++) {
+    render(view, j + 1);
+    await sleep(pace);
+  }
+  state.busy = false;
+  render(view, view.history.length);
+}
+
+// The public table after the first `upto` moves of the hand, folded from the history.
+function publicState(view, upto) {
+  const seats = view.seats.map((s) => ({n_cards: CARDS_PER_HAND, played: [], passed: false, sam: false}));
+  let table = null;
+  for (const move of view.history.slice(0, upto)) {
+    const seat = seats[move.seat];
+    seat.n_cards = move.cards_left;
+    seat.played = seat.played.concat(move.cards);
+    if (move.action === "declare_sam") seat.sam = true;
+    table = move.table;
+    move.passed.forEach((p, s) => { seats[s].passed = Boolean(table) && p; });
+  }
+  const last = view.history[upto - 1];
+  return {seats, table, last, final: upto === view.history.length};
+}
+
+function render(view, upto) {
+  const pub = publicState(view, upto);
+  const players = view.seats.map((s) => s.player);
+  const others = [];
+  for (let k = 1; k < view.players; k++) {
+    const s = (view.seat + k) % view.players;
+    others.push(seatBox(view, pub, s, players));
+  }
+  $("others").replaceChildren(...others);
+  $("my-info").replaceChildren(seatLine(view, pub, view.seat, players));
+  $("status").textContent = statusText(view, pub, players);
+  const trick = pub.table
+    ? [el("div", {class: "who", text: `${pub.table.action} by seat ${pub.table.seat} (${players[pub.table.seat]})`}),
+      cardRow(pub.table.cards, false)]
+    : [el("div", {class: "who", text: pubPhaseText(view, upto)})];
+  $("trick").replaceChildren(...trick);
+  renderHand(view, pub.final);
+  $("log").replaceChildren(...view.history.slice(0, upto).map((m) => el("li", {},
+    `seat ${m.seat} (${m.player}): ${SAM_WORDS[m.action] || m.action} `, cardRow(m.cards))));
+  $("log").scrollTop = $("log").scrollHeight;
+  renderResult(view, pub.final, players);
+  renderControls();
+}
+
+// What the felt says when no play is on the table after the first `upto` moves.
+function pubPhaseText(view, upto) {
+  if (upto === view.history.length && view.result) return "";
+  const playing = view.history.slice(0, upto).some((m) => !m.action.endsWith("_sam"));
+  return playing || (upto === view.history.length && view.phase === "play")
+    ? "Free lead" : "báo Sâm decisions: each seat in turn";
+}
+
+function badges(view, pub, s) {
+  const seat = pub.seats[s];
+  const out = [];
+  if (seat.sam) out.push(el("span", {class: "badge sam", text: "báo Sâm"}));
+  if (seat.n_cards === 1) out.push(el("span", {class: "badge one", text: "báo 1"}));
+  if (seat.passed) out.push(el("span", {class: "badge passed", text: "passed"}));
+  if (view.seats[s].out && pub.final) out.push(el("span", {class: "badge out", text: "out"}));
+  if (pub.final && view.to_act === s) out.push(el("span", {class: "badge acting", text: "to act"}));
+  return out;
+}
+
+function seatLine(view, pub, s, players) {
+  const info = view.seats[s];
+  return el("div", {class: "name"}, `Seat ${s}: ${players[s]}`, badges(view, pub, s), " ",
+    pub.final ? money(info.net) : "", pub.final ? el("span", {class: "hint", text: ` (total ${info.total}X)`}) : "");
+}
+
+function seatBox(view, pub, s, players) {
+  const info = view.seats[s];
+  const revealed = pub.final && info.cards;
+  return el("div", {class: `seat${pub.final && view.to_act === s ? " to-act" : ""}`, "data-seat": s},
+    seatLine(view, pub, s, players),
+    revealed ? cardRow(info.cards) : backs(pub.seats[s].n_cards),
+    el("div", {class: "hint"}, "played: ", cardRow(pub.seats[s].played)));
+}
+
+function statusText(view, pub, players) {
+  if (!pub.final) {
+    const m = pub.last;
+    return `Seat ${m.seat} (${m.player}): ${SAM_WORDS[m.action] || m.action}`;
+  }
+  if (view.result) {
+    const r = view.result;
+    const who = r.winner === null ? "nobody wins" : `seat ${r.winner} (${players[r.winner]}) wins`;
+    return `Hand ${view.hand_number} over: ${REASONS[r.reason] || r.reason}, ${who}.`;
+  }
+  if (view.your_turn) {
+    if (view.phase === "sam_decision") return "Your turn: declare Sâm (báo Sâm) or not?";
+    const warn = view.responsible ? " báo 1: the next seat has one card left." : "";
+    return (view.table ? `Your turn: beat ${view.table.action} or pass.` : "Your turn: free lead.") + warn;
+  }
+  return `Seat ${view.to_act} (${players[view.to_act]}) to act…`;
+}
+
+function renderHand(view, final) {
+  const mine = view.seats[view.seat].cards;
+  $("hand").replaceChildren(...mine.map((card) => {
+    const tile = cardTile(card, {button: true, onclick: () => {
+      if (state.selected.has(card)) state.selected.delete(card);
+      else state.selected.add(card);
+      tile.classList.toggle("selected", state.selected.has(card));
+      renderControls();
+    }});
+    tile.classList.toggle("selected", state.selected.has(card));
+    return tile;
+  }));
+  const legal = final && view.your_turn ? view.legal : [];
+  $("legal").replaceChildren(...legal.map((move) => el("button", {
+    type: "button", class: "move", "data-action": move.name, "data-cards": move.cards.join(" "),
+    text: SAM_WORDS[move.name] || move.name,
+    onclick: () => send(move.name),
+    onmouseenter: () => hint(move.cards, true), onmouseleave: () => hint(move.cards, false),
+  })));
+}
+
+function hint(cards, on) {
+  for (const card of cards) document.querySelector(`#hand [data-card="${card}"]`)?.classList.toggle("hint", on);
+}
+
+function renderControls() {
+  const view = state.view;
+  const canAct = Boolean(view) && view.your_turn && !state.busy;
+  const legalNames = canAct ? view.legal.map((m) => m.name) : [];
+  $("play-selected").disabled = !canAct || state.selected.size === 0 || view.phase !== "play";
+  $("pass").disabled = !legalNames.includes("pass");
+  for (const button of document.querySelectorAll("#legal button, #result button")) button.disabled = state.busy;
+  $("deal").disabled = state.busy;
+}
+
+function renderResult(view, final, players) {
+  const box = $("result");
+  box.hidden = !(final && view.result);
+  if (box.hidden) return;
+  const rows = view.seats.map((s) => el("tr", {},
+    el("td", {text: `seat ${s.seat} (${s.player})`}), el("td", {}, cardRow(s.dealt)), el("td", {}, cardRow(s.cards)),
+    el("td", {class: "num"}, money(s.net)), el("td", {class: "num"}, money(s.total))));
+  box.replaceChildren(
+    el("h3", {text: $("status").textContent}),
+    el("table", {class: "reveal"}, el("tr", {}, el("th", {text: "seat"}), el("th", {text: "dealt"}),
+      el("th", {text: "left in hand"}), el("th", {class: "num", text: "this hand"}), el("th", {class: "num", text: "total"})),
+    rows),
+    el("h3", {text: "Ledger"}), ledgerTable(view.result.ledger, players),
+    el("button", {type: "button", id: "next-hand", onclick: nextHand, text: "Next hand"}));
+}

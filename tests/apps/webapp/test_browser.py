@@ -1,0 +1,163 @@
+"""The page in a real browser: Debian's headless Chromium, driven by Playwright for Python, against a
+live sam-web on 127.0.0.1. It plays a whole hand against ``ppo`` by clicking cards and moves, steps
+a recorded hand forward and back, sorts the leaderboard, and checks the screenshots for content.
+
+Playwright launches the system's Chromium (``executable_path``); its own browser download
+(``playwright install``) is never used. Without Chromium these tests skip and say so; ``.ci/run``
+installs it first, so CI always runs them. ``SAM_WEB_SCREENSHOTS=DIR`` also saves the screenshots
+there (docs/web.md's figures: ``SAM_WEB_SCREENSHOTS=docs pytest tests/apps/webapp/test_browser.py``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}: apt-get install -y chromium (.ci/run installs it)"
+)
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+SUIT_COLOURS = {"heart": (200, 16, 46), "diamond": (0, 87, 184), "club": (19, 115, 51)}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+def check_screenshot(page: object, name: str, suits: int = 3, selector: str = "main") -> None:
+    """A screenshot with real content: many colours, not one flat background, and at least ``suits`` of
+    the red, blue and green suits' colours (cards drawn, not just text)."""
+    png = page.locator(selector).screenshot()
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).reshape(-1, 3).astype(int)
+    colours, counts = np.unique(pixels, axis=0, return_counts=True)
+    assert counts.max() < 0.9 * len(pixels), f"{name}: the screenshot is mostly one colour"
+    assert len(colours) > 200, f"{name}: {len(colours)} colours, too few for a page of cards"
+    found = [s for s, c in SUIT_COLOURS.items() if (np.abs(colours - c).sum(axis=1) < 40).any()]
+    assert len(found) >= suits, f"{name}: suit colours found {found}, expected {suits} of {list(SUIT_COLOURS)}"
+    folder = os.environ.get("SAM_WEB_SCREENSHOTS")
+    if folder:
+        page.locator(selector).screenshot(path=str(Path(folder) / f"web_{name}.png"))
+
+
+def test_a_whole_hand_against_ppo_by_clicking(page: object, live: str) -> None:
+    page.goto(f"{live}/?pace=20")
+    page.wait_for_selector("select.opponent option[value=ppo]", state="attached")
+    page.fill("#seed", "12")
+    page.click("#deal")
+    refused_shown = played_by_cards = 0
+    pictured = False
+    for _ in range(200):
+        page.wait_for_selector("#legal button:not([disabled]), #result:not([hidden])")
+        if page.is_visible("#result"):
+            break
+        moves = page.locator("#legal button")
+        actions = [moves.nth(i).get_attribute("data-action") for i in range(moves.count())]
+        if "decline_sam" in actions:
+            page.click("#legal button[data-action=decline_sam]")
+            continue
+        hand = page.locator("#hand .card")
+        ranks = [c[:-1] for c in (hand.nth(i).get_attribute("data-card") for i in range(hand.count()))]
+        if not refused_shown and len(set(ranks)) > 1 and "pass" not in actions:
+            # two cards of different ranks form no combination: the page says so and nothing is sent
+            first, other = hand.nth(0), hand.nth(ranks.index(next(r for r in ranks if r != ranks[0])))
+            first.click()
+            other.click()
+            page.click("#play-selected")
+            assert "is not a combination" in page.inner_text("#message")
+            first.click()
+            other.click()
+            refused_shown += 1
+        if played_by_cards < 3 and actions[-1] != "pass":
+            cards = moves.nth(len(actions) - 1).get_attribute("data-cards").split()
+            for card in cards:
+                page.click(f'#hand .card[data-card="{card}"]')
+            page.click("#play-selected")
+            played_by_cards += 1
+        else:
+            page.click("#legal button >> nth=0")
+        if played_by_cards == 1 and not pictured:
+            page.wait_for_selector("#legal button:not([disabled]), #result:not([hidden])")
+            check_screenshot(page, "play", suits=2)
+            pictured = True
+    assert page.is_visible("#result"), "the hand did not end"
+    assert played_by_cards >= 1 and refused_shown == 1
+    assert page.locator("#result .reveal tr").count() == 5  # a header and every seat, revealed
+    assert page.locator("#result .reveal .card[data-card]").count() >= 40  # the deal of every seat, face up
+    assert "Ledger" in page.inner_text("#result") and "ppo" in page.inner_text("#others")
+    check_screenshot(page, "result")
+    page.click("#next-hand")
+    page.wait_for_function(
+        "document.querySelector('#status').textContent.startsWith('Hand 2 over') || "
+        "document.querySelector('#result').hidden"
+    )
+    assert "total" in page.inner_text("#my-info") or page.is_visible("#result")
+
+
+def test_a_recorded_hand_steps_forward_and_back(page: object, live: str, served: Path) -> None:
+    page.goto(f"{live}/#replay")
+    page.click('#served-replays button[data-path="eval/hands.jsonl"]')
+    page.wait_for_selector("#replay-view:not([hidden])")
+    assert page.locator("#replay-hand option").count() == 72
+    assert page.locator("#replay-table .seat .card[data-card]").count() == 40  # every hand face up at the deal
+    assert "the deal" in page.inner_text("#step-label")
+    for _ in range(6):
+        page.click("#step-forward")
+    assert page.inner_text("#step-label").startswith("move 6 of")
+    shown = page.locator("#replay-table .seat .card[data-card]").count()
+    page.click("#step-back")
+    assert page.inner_text("#step-label").startswith("move 5 of")
+    assert page.locator("#replay-table .seat .card[data-card]").count() >= shown
+    page.click("#step-last")
+    assert page.is_visible("#replay-result") and "payer" in page.inner_text("#replay-result")
+    page.click("#step-first")
+    check_screenshot(page, "replay")
+    page.set_input_files("#replay-file", str(served / "eval" / "hands.jsonl"))
+    page.wait_for_function("document.querySelector('#replay-source').textContent.startsWith('hands.jsonl')")
+
+
+def test_the_leaderboard_sorts_and_shows_the_plots(page: object, live: str, served: Path) -> None:
+    page.goto(f"{live}/#leaderboard")
+    page.click("#show-summaries")
+    page.wait_for_selector("#board:not([hidden]) #matches tr >> nth=6")
+
+    def column(key: str) -> list[float]:
+        index = page.locator("#matches th").all_inner_texts().index(key)
+        return [float(row.split("\t")[index]) for row in page.locator("#matches tr").all_inner_texts()[1:]]
+
+    assert column("X/hand") == sorted(column("X/hand"), reverse=True)
+    page.click("#matches th[data-key=x_per_hand]")
+    assert column("X/hand") == sorted(column("X/hand"))
+    page.click("#matches th[data-key=hands]")
+    assert page.locator("#ratings tr").count() == 4
+    page.wait_for_function("[...document.querySelectorAll('#plots img')].every(i => i.complete && i.naturalWidth > 0)")
+    assert page.locator("#plots img").count() == 1
+    check_screenshot(page, "leaderboard", suits=0)
+    page.set_input_files("#summary-files", str(served / "eval" / "summary.json"))
+    page.wait_for_selector("#matches tr >> nth=6")

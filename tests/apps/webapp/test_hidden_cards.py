@@ -1,0 +1,145 @@
+"""No card of another seat leaves the server before the hand ends, over 1,000 random hands.
+
+Every response of random tables (2–5 seats, random rules, random and greedy bots, the person in a
+random seat making random moves, illegal ones among them) is searched for card strings. Before the
+hand ends each must be the person's own dealt card or a card already played at that point, judged
+against the hand's truth revealed at its end: the final view's deal and history.
+
+The requests go to the ASGI app in process, through :func:`call`: a plain ASGI request, with
+no socket and no HTTP client. The app, its routing, its worker threads and its JSON responses are
+the ones a browser gets; a client library's own per-request work (httpx's ASGI transport costs ten
+times the app's) would make a thousand hands take minutes. The live-server tests
+(``test_api.py``) cover the HTTP layer.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+
+from apps.web.server import create_app
+from sam_env.core import N_COMBOS
+from sam_env.core.rules import BAO1_CHOICES, FINISH_ON_TWO_CHOICES, FIRST_LEADER_CHOICES, INSTANT_WIN_TYPES
+
+HANDS = 1000
+HANDS_PER_TABLE = 10
+CARD = re.compile(r"(?<![0-9A-Za-z_-])(?:10|[2-9JQKA])[SCDH](?![0-9A-Za-z_-])")
+"""A card in the engine's notation, not inside a longer word or a game id (URL-safe base64: ``A-Za-z0-9_-``)."""
+
+
+def card_strings(text: str) -> set[str]:
+    """Every card notation anywhere in a response's text (values, keys, inside messages)."""
+    return set(CARD.findall(text))
+
+
+class Reply:
+    """A response of :func:`call`: its status and text, and the text as JSON."""
+
+    def __init__(self, status: int, text: str) -> None:
+        self.status_code, self.text = status, text
+
+    def json(self) -> Any:
+        return json.loads(self.text)
+
+
+async def call(app: Starlette, method: str, path: str, body: object = None) -> Reply:
+    """One request to the ASGI app (see the module docstring)."""
+    data = b"" if body is None else json.dumps(body).encode()
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+        "headers": [(b"content-type", b"application/json"), (b"host", b"sam-web")],
+        "client": ("127.0.0.1", 50000), "server": ("sam-web", 80),
+    }  # fmt: skip
+    messages = [{"type": "http.request", "body": data, "more_body": False}]
+    status, chunks = 0, []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop() if messages else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, send)
+    return Reply(status, b"".join(chunks).decode())
+
+
+def random_table(rng: random.Random) -> dict[str, Any]:
+    players = rng.randint(2, 5)
+    rules = {
+        "bao1": rng.choice(BAO1_CHOICES),
+        "finish_on_two": rng.choice(FINISH_ON_TWO_CHOICES),
+        "first_leader": rng.choice(FIRST_LEADER_CHOICES),
+        "allow_sam": rng.random() < 0.5,
+        "straights_with_two": rng.random() < 0.5,
+        "instant_wins": [w for w in INSTANT_WIN_TYPES if rng.random() < 0.2],
+    }
+    opponents = [rng.choice(["random", "greedy"]) for _ in range(players - 1)]
+    return {
+        "players": players,
+        "rules": rules,
+        "seat": rng.randrange(players),
+        "opponents": opponents,
+        "seed": rng.randrange(2**31),
+    }
+
+
+def check_hand(responses: list[tuple[str, int]], final: dict[str, Any]) -> None:
+    """Each response before the end shows only the person's cards and cards played by then."""
+    me = final["seat"]
+    mine = set(final["seats"][me]["dealt"])
+    dealt = [set(s["dealt"]) for s in final["seats"]]
+    assert sum(map(len, dealt)) == len(set().union(*dealt)) == 10 * final["players"]
+    history = final["history"]
+    for body, shown in responses:
+        played = {c for move in history[:shown] for c in move["cards"]}
+        leaked = card_strings(body) - mine - played
+        assert not leaked, f"cards of other seats in a response before the hand ended: {sorted(leaked)}\n{body}"
+
+
+async def play_hand(app: Starlette, rng: random.Random, game_id: str, text: str, view: dict) -> None:
+    """Play the hand dealt (``text``: the response that dealt it, ``view`` its view) to its end by random
+    moves, with refused ones among them; check every response."""
+    responses = []  # (response text, moves made by then)
+    while view["result"] is None:
+        responses.append((text, len(view["history"])))
+        if rng.random() < 0.1:  # an illegal action id: refused, and its message shows nothing hidden
+            legal = {m["id"] for m in view["legal"]}
+            bad = rng.choice([a for a in range(N_COMBOS) if a not in legal])
+            refused = await call(app, "POST", f"/api/games/{game_id}/moves", {"action": bad})
+            assert refused.status_code == 409
+            responses.append((refused.text, len(view["history"])))
+        if rng.random() < 0.05:
+            again = await call(app, "GET", f"/api/games/{game_id}")
+            assert again.json()["history"] == view["history"]
+            responses.append((again.text, len(view["history"])))
+        before = view["history"]
+        response = await call(app, "POST", f"/api/games/{game_id}/moves", {"action": rng.choice(view["legal"])["name"]})
+        assert response.status_code == 200, response.text
+        text, view = response.text, response.json()
+        assert view["history"][: len(before)] == before
+    check_hand(responses, view)
+
+
+@pytest.mark.anyio
+async def test_no_card_of_another_seat_in_any_response_before_the_hand_ends() -> None:
+    rng = random.Random(2024)
+    app = create_app(max_games=HANDS // HANDS_PER_TABLE)
+    for _ in range(HANDS // HANDS_PER_TABLE):
+        created = await call(app, "POST", "/api/games", random_table(rng))
+        assert created.status_code == 201, created.text
+        game_id, view, text = created.json()["game_id"], created.json()["view"], created.text
+        for hand in range(HANDS_PER_TABLE):
+            if hand:
+                dealt = await call(app, "POST", f"/api/games/{game_id}/next")
+                text, view = dealt.text, dealt.json()
+            await play_hand(app, rng, game_id, text, view)
