@@ -297,10 +297,7 @@ class Collector:
         """Add each seat's money to its latest decision; close the trajectories of hands that ended."""
         money = rewards.astype(np.float32, copy=True)
         for t in ended.tolist():
-            hands = finished[t]
-            for extra in hands[1:]:  # instant-win deals settled while the table was re-dealt
-                money[t] -= np.asarray(extra.result.net, dtype=np.float32)
-            result = hands[0].result
+            result = finished[t][0].result
             for p in np.flatnonzero(self.seating.occupant[t] == LEARNER).tolist():
                 stats.metrics.append(hand_metrics(result, p))
         self.trajectories.credit(money * self.reward_scale, ended)
