@@ -19,6 +19,7 @@ Configured in ``mkdocs.yml`` (``plugins: mkdocstrings: handlers: python: options
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -92,8 +93,30 @@ def _lookup(collection: griffe.ModulesCollection, path: str) -> str | None:
     try:
         found = collection.get_member(path)
     except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
-        return None
+        lazy = _lazy_path(collection, path)
+        return None if lazy is None else _lookup(collection, lazy)
     try:
         return found.canonical_path
     except (griffe.AliasResolutionError, griffe.CyclicAliasError):
         return found.path
+
+
+def _lazy_path(collection: griffe.ModulesCollection, path: str) -> str | None:
+    """Where a name a package imports on first use lives: ``sam_env.VectorEnv`` is ``VectorEnv`` of
+    ``sam_env.vector``, by the package's ``_LAZY`` table (PEP 562 ``__getattr__``), which griffe's
+    static analysis does not follow; ``None`` for a path that is no such name."""
+    parts = path.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        package, head, tail = ".".join(parts[:split]), parts[split], ".".join(parts[split + 1 :])
+        try:
+            table = collection.get_member(f"{package}._LAZY")
+        except (KeyError, ValueError, griffe.AliasResolutionError, griffe.CyclicAliasError):
+            continue
+        try:
+            modules = ast.literal_eval(str(table.value))
+        except (ValueError, SyntaxError):
+            return None
+        if head in modules:
+            return ".".join(part for part in (modules[head], head, tail) if part)
+        return None
+    return None
