@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--against",
         nargs="+",
         metavar="NAME",
-        help="one match per name: every candidate against n-1 copies of it (the README's tables)",
+        help="one match per name: every candidate against n-1 copies of it (docs/evaluation.md)",
     )
     lineups.add_argument(
         "--opponents",

@@ -19,7 +19,7 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         "--rules",
         metavar="FILE",
         type=Path,
-        help="YAML or JSON file with RuleConfig options (e.g. 'bao1: forced'); defaults are RULES.md's",
+        help="YAML or JSON file with RuleConfig options (e.g. 'bao1: forced'); defaults are docs/rules.md's",
     )
     group.add_argument(
         "--players",

@@ -22,7 +22,11 @@ with evaluations and checkpoints off, after a warm-up (numba's cached compile, t
 Rates are per wall-clock second and per CPU-second of this process (on a shared machine the wall
 clock also counts time other programs had the cores; both are printed).
 
-    python benchmarks/bench_training.py [--sb3-steps 16384] [--batched-rollouts 4] [--markdown out.md]
+    python benchmarks/bench_training.py [--sb3-steps 16384] [--batched-rollouts 4] [--markdown docs/benchmark.md]
+
+``--markdown PAGE`` writes the table, with this command line, as the ``bench_training`` section of the page
+(between its ``<!-- bench_training:start -->`` / ``<!-- bench_training:end -->`` markers), leaving the rest
+of the page alone, as the other benchmark scripts do on docs/benchmark.md.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import time
 from pathlib import Path
 
 import torch
+from common import command_line, write_section
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
@@ -179,7 +184,7 @@ def main() -> int:
     parser.add_argument("--sb3-steps", type=int, default=16384, help="learner steps of the SB3 path (after warm-up)")
     parser.add_argument("--batched-rollouts", type=int, default=4, help="rollouts of the batched trainer")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="override a batched field")
-    parser.add_argument("--markdown", type=Path, help="also write the table to this file")
+    parser.add_argument("--markdown", type=Path, help="also write the table as a section of this Markdown page")
     args = parser.parse_args()
     off = ["eval_every=0", "checkpoint_every=0", "progress_bar=false"]
     sb3 = load_config(args.sb3_config, off)
@@ -206,7 +211,7 @@ def main() -> int:
     text = "\n".join(lines) + summary
     print("\n".join(lines[2:]) + summary)
     if args.markdown:
-        args.markdown.write_text(text + "\n", encoding="utf-8")
+        write_section(str(args.markdown), "bench_training", f"## Training speed\n\n{text}\n\n`{command_line()}`")
     return 0
 
 

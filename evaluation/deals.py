@@ -2,7 +2,7 @@
 
 Deal ``i`` of seed ``s`` is drawn from its own generator ``numpy.random.default_rng([s, i])``, so a
 deal never depends on how many deals come before it or on which worker process builds it. A deal is
-what a fresh table would start with: one card mask per seat and the would-be leader of RULES.md §6
+what a fresh table would start with: one card mask per seat and the would-be leader of docs/rules.md §6
 (``Table(rules, rng).new_hand()`` applies ``first_leader``). Every seating of a match then replays
 exactly these cards from exactly this leader.
 """

@@ -28,7 +28,7 @@ METRICS: tuple[str, ...] = (
     "sam_blocks",  # blocked another seat's Sâm (chặn Sâm)
     "chops_made",  # chặt: chopped someone's 2s or quad
     "chops_suffered",
-    "responsibility",  # paid for every loser under the báo-1 rule (§7)
+    "responsibility",  # paid for every loser under the báo-1 rule (docs/rules.md §7)
     "finish_on_two",  # last play only 2s (§11)
     "cong",  # never played a card (cóng)
 )

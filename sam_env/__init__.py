@@ -5,7 +5,7 @@ wrapper; ``sam_env.raw_env`` the unwrapped class; ``sam_env.core`` the rules eng
 
 The environment layer (``env``, ``raw_env``, ``SingleAgentEnv``, and ``VectorEnv``, the batched
 compiled engine) is imported on first use, so that ``import sam_env.core`` (which runs this file
-first) loads no pettingzoo, gymnasium, torch or numba: the dependency direction of STYLE.md. The
+first) loads no pettingzoo, gymnasium, torch or numba: the dependency direction of docs/architecture.md. The
 gymnasium id ``sam_env/Sam-v1`` is registered by :mod:`sam_env.wrappers`, where the single-agent
 view lives (see :func:`register_gymnasium_id`).
 """

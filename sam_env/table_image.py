@@ -2,7 +2,7 @@
 
 Drawn with Pillow, imported on the first picture (never by ``import sam_env``). The table is seen
 from one seat, at the bottom: its cards face up, the other seats' face down (``reveal=True`` shows
-them), seats placed round the table in turn order (counter-clockwise, RULES.md §1). Each seat shows
+them), seats placed round the table in turn order (counter-clockwise, docs/rules.md §1). Each seat shows
 its money so far in the hand, its cards left and its tags: to act, passed, báo 1, báo Sâm, out,
 winner. The middle shows the play to beat, with the seat that made it and the chop money at stake.
 

@@ -59,7 +59,8 @@ class SingleAgentEnv(gym.Env):
             skipping the learner). ``None``: uniformly random legal moves drawn from the
             environment's own generator (seeded by ``reset(seed=…)``).
         learner_seat: the learner's seat, or ``None`` for a uniformly random seat each hand.
-        rules, reward_scale: as for :class:`sam_env.raw_env`.
+        rules: as for :class:`sam_env.raw_env`.
+        reward_scale: as for :class:`sam_env.raw_env`.
         render_mode: ``"ansi"``, ``"human"`` (the table as text) or ``"rgb_array"`` (a picture of the
             table from the learner's seat; ``reveal_hands=True`` shows the other seats' cards too).
         result_info: the info of a step that ends a hand also holds ``"result"``, the nested result

@@ -1,6 +1,6 @@
 """Golden scenarios (``tests/scenarios/*.yaml``): loading them, and replaying them through the engine.
 
-Each scenario is a small table of hands worked out by hand from RULES.md. The format, per scenario:
+Each scenario is a small table of hands worked out by hand from docs/rules.md. The format, per scenario:
 
 ``name``
     unique identifier (used as the pytest id).
@@ -13,7 +13,7 @@ Each scenario is a small table of hands worked out by hand from RULES.md. The fo
     later hand comes from the previous one unless ``leader`` forces it); ``previous:`` is a
     shorthand for one hand played before the main one.
 
-A hand's ``deal`` is one list of cards per seat in RULES.md notation. ``moves`` are strings:
+A hand's ``deal`` is one list of cards per seat in docs/rules.md notation. ``moves`` are strings:
 
 * ``"2: single:K"`` — seat 2 must be the seat to act, and makes the move;
 * ``"1: !single:8"`` — seat 1 is to act and that move is illegal now (nothing is played);
@@ -26,7 +26,7 @@ exact and in order: the ledger so far when the hand is not over), ``net``, ``ins
 ``sam_declarer``, ``sam_blocker``, ``responsible``, ``finished_on_two``, ``cards_left``.
 
 Settlement rows are listed seat by seat, a loser's cards before its thối 2; zero amounts are not
-written. This order is a convention of the engine; the amounts come from RULES.md.
+written. This order is a convention of the engine; the amounts come from docs/rules.md.
 
 The environment's tests reuse :func:`load_scenarios` and :func:`parse_move` and compare against
 :func:`expected_ledger` and the other ``expect`` values.

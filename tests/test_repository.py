@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,3 +27,11 @@ def test_ruff_lint_and_format_are_clean() -> None:
     for args in (["check", "."], ["format", "--check", "."]):
         done = subprocess.run([sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_readme_is_a_front_page() -> None:
+    """At most 200 lines, opening with the two commands; runs, speed tables and trials live in docs pages."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert readme.split("```", 1)[0].strip() == "# sam-env"  # the commands come first
+    assert not re.search(r"\[[+−-]\d+\.\d+, [+−-]\d", readme)  # no confidence intervals at the front door

@@ -12,7 +12,7 @@ from .config import OPPONENT_KINDS, RunConfig
 from .trainers import TRAINERS
 
 EXAMPLES = """examples:
-  python train.py                                   # configs/default.yaml: batched, 4M steps (README)
+  python train.py                                   # the default recipe, configs/default.yaml
   python train.py --config configs/sb3.yaml         # trainer: sb3, sb3-contrib's MaskablePPO
   python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5
   python train.py --set pi_layers=[128,128] --set learning_rate=1e-4

@@ -11,7 +11,7 @@ Everything works on rank counts (13 ints, ``3`` … ``2``), because suits never 
 * :func:`beaters` says which combinations could be formed from cards this seat cannot see, which
   gives exact "can anyone beat this?" answers for Sâm and for the end of a hand.
 * :func:`sam_plan` finds an order of plays that no combination of the unseen cards can beat,
-  ending on a play that is not only 2s (RULES.md §8) — the proof a bot needs before báo Sâm.
+  ending on a play that is not only 2s (docs/rules.md §8) — the proof a bot needs before báo Sâm.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from sam_env.core.rule_tables import rule_tables
 Counts = tuple[int, ...]
 
 ONLY_TWOS_PENALTY = 3.0
-"""Extra cost of a hand left with nothing but 2s: its last play would break RULES.md §11."""
+"""Extra cost of a hand left with nothing but 2s: its last play would break docs/rules.md §11."""
 
 PLAYABLE_KINDS = (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD, Kind.STRAIGHT)
 

@@ -3,7 +3,7 @@
 It splits its hand into few strong plays (:func:`~.analysis.best_split`) and then:
 
 * **leads** its weakest play, keeping 2s, quads and other control plays for later; near the end
-  it cashes plays nobody can beat and keeps one that is not only 2s for last (RULES.md §11); it
+  it cashes plays nobody can beat and keeps one that is not only 2s for last (docs/rules.md §11); it
   never leads the number of cards with which an opponent holding one or two cards could go out;
 * **follows** when a play fits its split (shedding a weak combination on someone else's lead is
   free progress) and otherwise passes rather than break its hand — until an opponent is down to

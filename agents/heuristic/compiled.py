@@ -1,10 +1,10 @@
 """The heuristic bot compiled for whole batches of VectorEnv tables.
 
-Why: :class:`~.bot.HeuristicBot` costs about 44 µs a decision in Python given the
-environment's view, about 100 µs when a VectorEnv seat's view must first be read back from its
-observation, so a trainer whose opponents are mostly heuristic
-seats would spend nearly all its time there. :class:`BatchedHeuristic` makes the same decisions
-with numba kernels, for every table of a batch in one call: it is a
+Why: :class:`~.bot.HeuristicBot` is Python, decision by decision, and slower still when a VectorEnv
+seat's view must first be read back from its observation, so a trainer whose opponents are mostly
+heuristic seats would spend nearly all its time there (``benchmarks/bench_heuristic.py`` times both bots
+on the same decisions: docs/benchmark.md#heuristic-bot-compiled-vs-python). :class:`BatchedHeuristic`
+makes the same decisions with numba kernels, for every table of a batch in one call: it is a
 :class:`sam_env.bot.BatchedPolicy`, usable wherever one is taken.
 
 It is a line-by-line port of :mod:`.bot` and :mod:`.analysis`, down to

@@ -1,13 +1,13 @@
 """``ppo_search``: a trained network that looks ahead at decision time by determinized Monte Carlo.
 
-Why: trained by PPO alone, the 4-seat network sits on a plateau near +2.6 X/hand against
-heuristic ×3 (more steps, a critic that sees the hidden hands and four times the weights did not
-move it; docs/ppo_bot.md). Card-game programs get their next step from search at decision time:
-perfect-information Monte Carlo, as in Bridge and Skat programs (Long et al., "Understanding the
-success of perfect information Monte Carlo sampling in game tree search", AAAI 2010). Here the
-compiled playout tables (:class:`~sam_env.vector.playouts.Playouts`) make it cheap: hundreds of
-sampled tables are played to the end of the hand in one batch, with batched policies as the models
-of the seats. The bot is a thin client of :class:`~.engine.BatchedSearch`, which searches many
+Why: trained by PPO alone, the 4-seat network reached a plateau against heuristic ×3 that more steps, a
+critic that sees the hidden hands and four times the weights did not move (the runs:
+docs/ppo_bot.md#fine-tuning-the-4-seat-bot-further-not-shipped). Card-game programs get their next step
+from search at decision time: perfect-information Monte Carlo, as in Bridge and Skat programs (Long et
+al., "Understanding the success of perfect information Monte Carlo sampling in game tree search", AAAI
+2010). Here the compiled playout tables (:class:`~sam_env.vector.playouts.Playouts`) make it cheap:
+hundreds of sampled tables are played to the end of the hand in one batch, with batched policies as the
+models of the seats. The bot is a thin client of :class:`~.engine.BatchedSearch`, which searches many
 decisions at once (for training targets); the bot gives it one decision at a time, with its own
 generator, so both make the same moves.
 
@@ -44,21 +44,20 @@ At each decision with more than one legal move:
 5. The move with the highest value is played; ties go to the network's order.
 
 Why a mix of opponent models: at 4 seats ``ppo_search`` models the other seats by its own network,
-``ppo_v1`` and the heuristic (:data:`~.models.SHIPPED_SEARCH`). In two 400-deal duplicate
-trials against
-heuristic ×3 that mix gained +0.60 [+0.20, +1.01] and +0.41 [−0.00, +0.83] X/hand over the network as the
-only model, where the heuristic alone (−0.21) and the two networks without it (−0.16) did not; against
-``ppo_v1`` and ``ppo_v2`` it changed nothing measurable (docs/ppo_bot.md). A search exploits whatever model
-it is given, quirks included, and a mix is one way to share fewer quirks with any one opponent. At other
-table sizes the network models every seat (untested mixes are not shipped). The budget matters less
-than the model: in the model's own terms, 256 deals instead of 64 add about 9 % to what the search gains
-over the network (``experiments/search_convergence.py``).
+``ppo_v1`` and the heuristic (:data:`~.models.SHIPPED_SEARCH`). A search exploits whatever model it is
+given, quirks included, and a mix is one way to share fewer quirks with any one opponent; in paired
+duplicate trials against heuristic ×3 the mix gained over the network as the only model where the
+heuristic alone and the two networks without it did not (the figures and their commands:
+docs/ppo_bot.md#the-models-of-the-other-seats). At other table sizes the network models every seat
+(untested mixes are not shipped). The budget matters less than the model: more deals add little to what
+the search gains over the network (``experiments/search_convergence.py`` measures it;
+docs/ppo_bot.md#budget-and-cost).
 
 Why inference: uniform deals ignore what the other seats' play says about their cards, the classic
 weakness of perfect-information Monte Carlo; weighing deals by how well the models explain that play is
-the usual remedy in Skat and Bridge programs. At 4 seats it gained +0.38 [−0.04, +0.80] X/hand in a
-400-deal paired trial against heuristic ×3, and ``ppo_search`` then scored +4.45 [+4.21, +4.69] over 2,000
-fresh deals (docs/ppo_bot.md), for about three times the CPU of the uniform search.
+the usual remedy in Skat and Bridge programs. It is shipped at 4 seats, where a paired trial chose it, at
+about three times the CPU of the uniform search (docs/ppo_bot.md#inference-from-the-hands-history; the
+bot's strength on fresh deals: docs/ppo_bot.md#against-the-heuristic-and-ppo_v1).
 
 The bot reads only its own view (``SeatView``: its hand, the public history), never the other
 hands; its opponents need not be any of its models. Its decisions depend on its seed (the sampled

@@ -46,7 +46,10 @@ class ReferenceSearch:
         rank: ``rank(observation, mask) -> logits`` of one decision: the candidates are its most
             probable legal moves.
         rules: the rules of the decisions searched.
-        determinizations, candidates, proposals, mismatch: as for ``BatchedSearch``.
+        determinizations: as for ``BatchedSearch``.
+        candidates: as for ``BatchedSearch``.
+        proposals: as for ``BatchedSearch``.
+        mismatch: as for ``BatchedSearch``.
     """
 
     def __init__(

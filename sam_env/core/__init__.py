@@ -1,4 +1,4 @@
-"""The rules of Sâm Lốc (RULES.md), with no reinforcement-learning dependency.
+"""The rules of Sâm Lốc (docs/rules.md), with no reinforcement-learning dependency.
 
 Only the standard library and numpy are used here; the environment and everything above it
 adapt this package and never the other way round.

@@ -1,4 +1,4 @@
-"""Cards, ranks and suits, and the notation of RULES.md §2.
+"""Cards, ranks and suits, and the notation of docs/rules.md §2.
 
 A card is an ``int`` in ``0..51``: ``rank * 4 + suit``. Ranks are indexed low to high
 (``3 4 5 6 7 8 9 10 J Q K A 2`` → ``0..12``) and suits by the lowest-card tie order

@@ -1,4 +1,4 @@
-"""The fixed table of rank-level combinations (RULES.md §3–§4), built once at import.
+"""The fixed table of rank-level combinations (docs/rules.md §3–§4), built once at import.
 
 Suits never decide a play, so every move of the game is one of ~200 *rank-level*
 combinations: pass, the two Sâm decisions, 13 singles, pairs, triples and quads, every straight
@@ -22,7 +22,7 @@ from .cards import N_RANKS, RANK_NAMES, Rank, parse_rank
 
 
 class Kind(IntEnum):
-    """What a combination is; the Vietnamese name is in the docstring of RULES.md §3."""
+    """What a combination is; the Vietnamese names are in docs/rules.md §3."""
 
     PASS = 0
     DECLARE_SAM = 1
@@ -67,7 +67,7 @@ class Combo:
 
     @property
     def only_twos(self) -> bool:
-        """A play made only of 2s (RULES.md §11): single, pair or triple of 2s."""
+        """A play made only of 2s (docs/rules.md §11): single, pair or triple of 2s."""
         return self.size > 0 and self.twos == self.size
 
 

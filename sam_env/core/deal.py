@@ -38,7 +38,7 @@ def random_deal(rules: RuleConfig, rng: np.random.Generator) -> list[int]:
 def parse_deal(rules: RuleConfig, hands: Sequence[Iterable[int | str]] | Sequence[int]) -> list[int]:
     """Validate an explicit deal: one hand per seat, either card masks or lists of cards.
 
-    Cards may be ids or strings in RULES.md notation (``"10H"``). Raises :class:`DealError`
+    Cards may be ids or strings in docs/rules.md notation (``"10H"``). Raises :class:`DealError`
     or :class:`~sam_env.core.cards.CardError` naming what is wrong.
     """
     if isinstance(hands, (str, bytes)) or not isinstance(hands, Sequence):

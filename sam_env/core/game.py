@@ -2,7 +2,8 @@
 
 The state is a handful of small integers and lists (card masks per seat, the play to beat, pass
 flags, the chop chain) so that a step costs a few microseconds. Legal moves are a boolean mask
-over the combination table of :mod:`.combos`, computed once per decision and cached.
+over the combination table of :mod:`.combos`, computed once per decision and cached. The rules it
+plays are those of docs/rules.md; a "§N" below names a section of that page.
 """
 
 from __future__ import annotations

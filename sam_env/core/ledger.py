@@ -7,7 +7,7 @@ from enum import Enum
 
 
 class Reason(str, Enum):
-    """Why money moved (RULES.md §12)."""
+    """Why money moved (docs/rules.md §12)."""
 
     CHOP = "chop"  # chặt, including chặt đè
     CARDS = "cards"  # cards left in a loser's hand

@@ -1,4 +1,4 @@
-"""``RuleConfig``: every option and stake of RULES.md, validated on construction."""
+"""``RuleConfig``: every option and stake of docs/rules.md, validated on construction."""
 
 from __future__ import annotations
 
@@ -15,18 +15,18 @@ FIRST_LEADER_CHOICES = ("lowest_card", "host", "random")
 BAO1_CHOICES = ("penalty", "forced")
 FINISH_ON_TWO_CHOICES = ("pay_played", "lose_and_continue")
 INSTANT_WIN_TYPES = ("dragon", "four_twos", "same_colour", "three_triples", "five_pairs")
-"""Instant-win types, strongest first (RULES.md §9 priority order)."""
+"""Instant-win types, strongest first (docs/rules.md §9 priority order)."""
 
 _STAKES = ("card_value", "thoi_per_two", "chop_per_two", "chop_per_quad", "sam_unit", "instant_win_unit", "cong_cards")
 
 
 class RuleConfigError(ValueError):
-    """A rule option with a value RULES.md does not allow."""
+    """A rule option with a value docs/rules.md does not allow."""
 
 
 @dataclass(frozen=True)
 class RuleConfig:
-    """The rules of one table. Defaults are the ones RULES.md marks **default**.
+    """The rules of one table. Defaults are the ones docs/rules.md marks **default**.
 
     Attributes:
         n_players: seats at the table, 2–5 (§1).

@@ -36,7 +36,7 @@ class Table:
         """Start the next hand.
 
         Args:
-            deal: one hand per seat (lists of cards in RULES.md notation, or card masks); a
+            deal: one hand per seat (lists of cards in docs/rules.md notation, or card masks); a
                 random deal from the table's generator when omitted.
             leader: force the would-be leader, as if that seat had won the previous hand.
         """

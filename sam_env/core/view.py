@@ -34,7 +34,7 @@ class SeatView:
     sam_declarer: int | None
     chain_value: int
     responsible: bool
-    """This seat is the upper seat of a one-card seat (báo 1, §7)."""
+    """This seat is the upper seat of a one-card seat (báo 1, docs/rules.md §7)."""
     legal: tuple[int, ...]
     net: tuple[int, ...]
     history: tuple[tuple[int, int], ...]

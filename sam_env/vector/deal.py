@@ -1,4 +1,5 @@
-"""Dealing in compiled form: each table's random stream, the deal, who leads, a new hand (§1, §6, §9).
+"""Dealing in compiled form: each table's random stream, the deal, who leads, a new hand
+(docs/rules.md §1, §6, §9).
 
 Each table has its own random stream (splitmix64, one ``uint64`` of state), so a table's deals
 depend only on the seed and on how many hands that table has dealt — not on the batch size, the

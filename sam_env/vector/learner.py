@@ -29,7 +29,10 @@ class LearnerTables:
     """``num_tables`` tables, each with one learner seat; the other seats play ``opponent``.
 
     Args:
-        num_tables, rules, seed, parallel: as for :class:`~.vector_env.VectorEnv`.
+        num_tables: as for :class:`~.vector_env.VectorEnv`.
+        rules: as for :class:`~.vector_env.VectorEnv`.
+        seed: as for :class:`~.vector_env.VectorEnv`.
+        parallel: as for :class:`~.vector_env.VectorEnv`.
         opponent: a batched policy for every other seat (default: :class:`~sam_env.bot.RandomBot`).
         learner_seats: the learner's seat at each table (an int for all, or one per table); by
             default table ``t`` seats the learner at ``t % n_players``, so a batch covers every seat.

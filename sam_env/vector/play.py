@@ -6,7 +6,7 @@ that is all a function needs: the per-decision functions are inlined, and every 
 ``b`` increfs and decrefs each of its nine arrays (measured, a third of a step's time) — with the
 rules as ``rp`` (``int64`` parameters, see :func:`.tables.rule_params`) and ``answers`` (the
 "what may be played on what" rows). The differential test (``tests/vector``) holds the two to
-the same behaviour at every step; when they disagree, the reference and RULES.md decide.
+the same behaviour at every step; when they disagree, the reference and docs/rules.md decide.
 """
 
 from __future__ import annotations

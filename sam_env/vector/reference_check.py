@@ -5,7 +5,7 @@ reference engine. The AEC envs get the vector engine's deals (``reset(options={"
 the same actions; at every step the two must show the same seat to act, mask, observations (the
 acting seat's, and every seat's on demand), perfect-information state, ledger so far, rewards
 per seat, and — when a hand ends — the same :class:`~sam_env.core.HandResult`. Who leads each
-hand is left to the reference's own table logic (§6) and compared, except for the random first
+hand is left to the reference's own table logic (docs/rules.md §6) and compared, except for the random first
 leader, which comes from each engine's own generator.
 
 Used by ``tests/vector/test_differential.py`` (a sample in the suite) and by

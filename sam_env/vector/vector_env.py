@@ -2,7 +2,7 @@
 
 Every table plays an endless sequence of hands. ``step(actions)`` takes one action per table for
 its seat to act and returns a :class:`Batch`; a table whose hand ended is dealt its next hand at
-once (the previous winner leads, RULES.md §6), so every table always has a seat to act. A deal
+once (the previous winner leads, docs/rules.md §6), so every table always has a seat to act. A deal
 with an instant win is no exception: as in ``sam_env.env()``, the instant winner is to act with
 one legal move, which reveals the win and ends the hand (``sam_env.core.REVEAL_INSTANT_WIN``).
 
@@ -129,7 +129,7 @@ class VectorEnv:
         ``seed`` (or, on the first reset, the constructor's): new tables, whose first hand follows
         ``first_leader``. Without it, the next hand of each table, led by the previous winner.
         ``options={"hands": [...], "leader": [...]}``: per table, a deal (one list of 10 cards per
-        seat in RULES.md notation, or card masks; ``None`` for a random deal) and a would-be leader
+        seat in docs/rules.md notation, or card masks; ``None`` for a random deal) and a would-be leader
         (``None`` for the rule's). No hand ends here: at a deal with an instant win the winner is to
         act, with one legal move.
         """

@@ -28,7 +28,8 @@ RULE_CASES = [
 ]
 HANDS_PER_CASE = 150
 HONOUR_BAO1 = {"heuristic"} | {name for name, bot in PANEL_BOTS.items() if issubclass(bot, PanelBot)}
-"""Bots that, as the upper seat of a one-card seat, play a single only if it is their highest (§7)."""
+"""Bots that, as the upper seat of a one-card seat, play a single only if it is their highest
+(docs/rules.md §7)."""
 
 
 def _at_test_budget(bot: Bot, seed: int) -> Bot:

@@ -1,11 +1,11 @@
-"""An independent, deliberately plain model of one hand of Sâm Lốc, written from RULES.md.
+"""An independent, deliberately plain model of one hand of Sâm Lốc, written from docs/rules.md.
 
 It shares nothing with ``sam_env.core`` but the card ids (``rank * 4 + suit``) and the action
 names: plays are found by enumerating every sub-multiset of a hand's ranks and classifying it,
 beating follows the words of §4, and turns, tricks, chops and settlement are recomputed from
 scratch. The property tests step it side by side with the engine and compare everything.
 
-It also carries the engine's documented choices where RULES.md is silent: no báo 1 in a Sâm hand;
+It also carries the engine's documented choices where docs/rules.md is silent: no báo 1 in a Sâm hand;
 no winner after a ``pay_played`` finish or a failed Sâm (the offender or declarer leads next); under
 ``lose_and_continue`` the last seat standing wins, chop money on an offender's final 2s applies and
 the offender's own penalty is never moved onto a responsible seat; responsibility needs the one-card
@@ -49,7 +49,7 @@ def _line_positions(ranks: list[int], ace_at: int) -> list[int]:
 
 
 def classify(counts: tuple[int, ...]) -> Play | None:
-    """What combination a multiset of ranks is (RULES.md §3), or None."""
+    """What combination a multiset of ranks is (docs/rules.md §3), or None."""
     ranks = [r for r in range(13) if counts[r]]
     size = sum(counts)
     twos = counts[TWO]
@@ -81,7 +81,7 @@ def plays_of(counts: tuple[int, ...]) -> dict[str, Play]:
 
 
 def beats(p: Play, t: Play) -> bool:
-    """RULES.md §4, word for word."""
+    """docs/rules.md §4, word for word."""
     if p.kind == t.kind and p.size == t.size and p.kind != "double_quad":
         return p.high > t.high
     if p.kind == "quad" and t.kind == "single" and t.rank == TWO:

@@ -1,4 +1,4 @@
-"""Card notation (RULES.md §2): parsing, formatting, and the errors a malformed card raises."""
+"""Card notation (docs/rules.md §2): parsing, formatting, and the errors a malformed card raises."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ SUITS = ["S", "C", "D", "H"]
     ],
 )
 def test_parse_card_golden(text: str, rank: int, suit: int) -> None:
-    # RULES.md §2: ids are rank*4+suit, ranks 3..2 low to high, suits ♠ < ♣ < ♦ < ♥.
+    # docs/rules.md §2: ids are rank*4+suit, ranks 3..2 low to high, suits ♠ < ♣ < ♦ < ♥.
     assert parse_card(text) == rank * 4 + suit
 
 

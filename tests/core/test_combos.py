@@ -1,4 +1,4 @@
-"""The combination table (RULES.md §3) and what beats what (§4), as golden tables."""
+"""The combination table (docs/rules.md §3) and what beats what (§4), as golden tables."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sam_env.core.combos import BEATS, LEADS, SIZE, STRAIGHT_WITH_TWO
 
 RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2"]
 LINE = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
-"""RULES.md §3: straights run along this line, never wrapping."""
+"""docs/rules.md §3: straights run along this line, never wrapping."""
 
 
 def _c(name: str) -> int:
@@ -58,7 +58,7 @@ def test_counts_per_kind() -> None:
 
 
 def _line_straights(with_two: bool) -> set[str]:
-    """Every straight RULES.md §3 allows, enumerated from the line directly."""
+    """Every straight docs/rules.md §3 allows, enumerated from the line directly."""
     out = set()
     for length in range(3, 11):
         for start in range(len(LINE) - length + 1):
@@ -169,7 +169,7 @@ def test_sizes() -> None:
 
 
 def test_only_twos() -> None:
-    # RULES.md §11: a final play that "consists only of 2s". The rule lists single, pair and triple
+    # docs/rules.md §11: a final play that "consists only of 2s". The rule lists single, pair and triple
     # (four 2s are an instant win by default); with that instant win off, four 2s are also only 2s.
     only = {c.name for c in COMBOS if c.only_twos}
     assert only == {"single:2", "pair:2", "triple:2", "quad:2"}

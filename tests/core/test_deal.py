@@ -1,4 +1,4 @@
-"""Deals (RULES.md §1): explicit deals are validated with clear errors; random deals are sound;
+"""Deals (docs/rules.md §1): explicit deals are validated with clear errors; random deals are sound;
 instant-win hands (§9) are recognised."""
 
 from __future__ import annotations

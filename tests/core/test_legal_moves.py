@@ -1,4 +1,4 @@
-"""Golden legal-move cases ``(hand, table, legal set)``, each worked out from RULES.md §3–§5."""
+"""Golden legal-move cases ``(hand, table, legal set)``, each worked out from docs/rules.md §3–§5."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Every hand is played by a random policy on the engine and, in lock step, on the independent
 reference model of ``reference_model.py`` (brute-force legal moves, §4 beating, turn order,
-chops and settlement recomputed from RULES.md). At every decision the seat to act, the exact
+chops and settlement recomputed from docs/rules.md). At every decision the seat to act, the exact
 legal set, each seat's cards and the ledger must agree; at the end the outcome must agree, cards
 must be conserved, the hand must be zero-sum and must have ended within a bound.
 """

@@ -1,4 +1,4 @@
-"""``RuleConfig``: defaults from RULES.md, validation of every field, dict round trip."""
+"""``RuleConfig``: defaults from docs/rules.md, validation of every field, dict round trip."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Replay every golden scenario of ``tests/scenarios`` through the engine (RULES.md worked by hand)."""
+"""Replay every golden scenario of ``tests/scenarios`` through the engine (docs/rules.md worked by hand)."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ CHOP_CHAIN_DEAL = [
     ["9S", "9C", "9D", "9H", "3D", "4D", "6D", "7D", "8D", "10D"],
     ["JS", "JC", "JD", "JH", "3H", "4H", "6H", "7H", "8H", "10H"],
 ]
-"""Seat 0 holds one 2, seats 1-3 quads of 5, 9 and J: the chặt đè example of RULES.md §4."""
+"""Seat 0 holds one 2, seats 1-3 quads of 5, 9 and J: the chặt đè example of docs/rules.md §4."""
 
 CHOP_CHAIN_MOVES = ["decline_sam"] * 4 + ["single:2", "quad:5", "quad:9", "quad:J"]
 """Seat 0 leads its 2 and seats 1, 2 and 3 chop in turn (no seat may pass before it acts)."""
@@ -44,7 +44,7 @@ CHOP_CHAIN_MONEY = [
     (2, {1: -8, 2: +8}),
     (3, {2: -12, 3: +12}),
 ]
-"""RULES.md §4: A → B 4X, B → C 4X + 4X, C → D 4X + 8X."""
+"""docs/rules.md §4: A → B 4X, B → C 4X + 4X, C → D 4X + 8X."""
 
 FOUR_TWOS_DEAL = [
     ["3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS"],

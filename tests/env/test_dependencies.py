@@ -1,4 +1,4 @@
-"""Dependency direction (STYLE.md): rules ← encoding ← env ← agents; the rules never load RL libraries.
+"""Dependency direction (docs/architecture.md): rules ← encoding ← env ← agents; the rules never load RL libraries.
 
 Each check runs in a fresh interpreter, since this test process has long imported everything.
 """
@@ -162,7 +162,7 @@ LAYERS = [
 
 @pytest.mark.parametrize(("folder", "forbidden"), LAYERS, ids=[f for f, _ in LAYERS])
 def test_no_module_imports_a_layer_above_it(folder: str, forbidden: tuple[str, ...]) -> None:
-    """STYLE.md's one-way dependencies, checked in the source so that a lazy import cannot hide."""
+    """The one-way dependencies of docs/architecture.md, checked in the source so that a lazy import cannot hide."""
     offenders = {
         f"{path.relative_to(ROOT)} imports {name}"
         for path in sorted((ROOT / folder).rglob("*.py"))

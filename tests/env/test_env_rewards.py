@@ -41,7 +41,7 @@ def test_chops_credit_payer_and_payee_at_the_chop() -> None:
         # the payer is not the acting seat: its reward is there all the same, and the previous
         # step's rewards are gone
         assert env.rewards == expected
-    # After the chain (RULES.md §4): A −4, B −4, C −4, D +12, paid as the chops happened.
+    # After the chain (docs/rules.md §4): A −4, B −4, C −4, D +12, paid as the chops happened.
     assert env.unwrapped.hand.net() == [-4, -4, -4, 12]
 
 

@@ -126,7 +126,7 @@ def test_learner_pays_the_chop_during_the_opponents_turns() -> None:
     env.reset(seed=0, options={"hands": CHOP_CHAIN_DEAL, "leader": 0})
     _, reward, *_ = env.step(DECLINE)  # the opponents decline too
     assert reward == 0.0
-    # seat 1 chops the learner's 2 with quad 5, seats 2 and 3 chop over it (RULES.md §4)
+    # seat 1 chops the learner's 2 with quad 5, seats 2 and 3 chop over it (docs/rules.md §4)
     _, reward, terminated, _, _ = env.step(action_index("single:2"))
     assert (reward, terminated) == (-4.0, False)
     assert opponents.seats[-3:] == [1, 2, 3]

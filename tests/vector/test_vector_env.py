@@ -109,7 +109,7 @@ def test_an_instant_win_deal_waits_for_the_winners_one_move() -> None:
     (hand,) = venv.results()[0]
     assert hand.result.reason is EndReason.INSTANT_WIN and hand.result.instant_win == "four_twos"
     assert {t.reason for t in hand.result.ledger} == {Reason.INSTANT_WIN}
-    assert venv.leaders()[0] == 2, "the instant winner leads the next hand (§6)"
+    assert venv.leaders()[0] == 2, "the instant winner leads the next hand (docs/rules.md §6)"
     assert batch.action_mask[0].any(), "the table was dealt its next hand"
 
 

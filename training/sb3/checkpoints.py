@@ -73,7 +73,7 @@ def restore_trainer(
 ) -> list[tuple[int, PolicyCheckpoint]]:
     """Load policy, optimizer, step count and RNG states into ``model``; return the self-play pool.
 
-    ``trainer`` is the folder's ``trainer.json`` (:func:`read_trainer_state`).
+    ``trainer`` is the folder's ``trainer.json`` (:func:`~training.checkpoints.read_trainer_state`).
     """
     policy = checked_policy(folder, config)
     try:
