@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from evaluation.report import write_section
+
 THREAD_VARIABLES = (
     "OMP_NUM_THREADS",
     "OPENBLAS_NUM_THREADS",
@@ -200,21 +202,3 @@ def publish(title: str, rows_table: str, verdict: str, cpus: str, budget: Budget
     print(body)
     if markdown:
         write_section(markdown, Path(sys.argv[0]).stem, f"## {title}\n\n{body}")
-
-
-def write_section(path: str, name: str, body: str) -> None:
-    """Replace the section of script ``name`` in a Markdown file (or append it), leaving the rest alone.
-
-    Several benchmark scripts write to one page (docs/benchmark.md); each owns the text between its
-    ``<!-- name:start -->`` and ``<!-- name:end -->`` markers.
-    """
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    file = Path(path)
-    text = file.read_text(encoding="utf-8") if file.exists() else ""
-    section = f"{start}\n{body}\n{end}"
-    if start in text and end in text:
-        head, rest = text.split(start, 1)
-        text = head + section + rest.split(end, 1)[1]
-    else:
-        text = text.rstrip("\n") + ("\n\n" if text else "") + section + "\n"
-    file.write_text(text, encoding="utf-8")

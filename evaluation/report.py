@@ -233,3 +233,21 @@ def plot(path: Path, summaries: Sequence[Summary], title: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def write_section(path: str, name: str, body: str) -> None:
+    """Replace the section of script ``name`` in a Markdown file (or append it), leaving the rest alone.
+
+    Several benchmark scripts write to one page (docs/benchmark.md); each owns the text between its
+    ``<!-- name:start -->`` and ``<!-- name:end -->`` markers.
+    """
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    file = Path(path)
+    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    section = f"{start}\n{body}\n{end}"
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + section + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + section + "\n"
+    file.write_text(text, encoding="utf-8")

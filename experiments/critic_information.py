@@ -3,7 +3,7 @@
 The batched trainer's ``critic: oracle`` sees the other seats' hands as well as the seat's
 observation (``training.batched.network.OracleCritic``). This measures what that is worth to a
 critic of the trainer's size, away from PPO: a bot plays rollouts against heuristic seats (the
-default config's tables), each of its decisions is labelled with its Monte Carlo return (money to
+tables of configs/vs_heuristic.yaml), each of its decisions is labelled with its Monte Carlo return (money to
 the end of the hand, the trainer's reward scale; decisions of hands the rollouts cut are dropped),
 and two fresh MLPs of the config's ``vf_layers`` are fitted on 80 % of the decisions, one on the
 observation, one on the observation and the hidden hands. Their explained variance on the held-out
@@ -30,7 +30,7 @@ from training.trainers import load_config
 def returns_dataset(bot: str, rollouts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Observations, hidden hands and Monte Carlo returns of ``bot``'s decisions whose hands ended."""
     overrides = ["critic=oracle", f"init_from={bot}", "eval_every=0", "progress_bar=false"]
-    trainer = BatchedTrainer(load_config("configs/default.yaml", overrides))
+    trainer = BatchedTrainer(load_config("configs/vs_heuristic.yaml", overrides))
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for _ in tqdm(range(rollouts), desc="rollouts"):
         trainer.collector.collect()
@@ -78,14 +78,14 @@ def fit(x: np.ndarray, y: np.ndarray, layers: tuple[int, ...], activation: str, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bot", default="ppo", help="the bot whose decisions are labelled (a network)")
-    parser.add_argument("--rollouts", type=int, default=8, help="rollouts of the default config's 512 tables")
+    parser.add_argument("--rollouts", type=int, default=8, help="rollouts of configs/vs_heuristic.yaml's 512 tables")
     parser.add_argument("--epochs", type=int, default=15)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     torch.set_num_threads(1)
     started = time.perf_counter()
     obs, hidden, ret = returns_dataset(args.bot, args.rollouts)
-    config = load_config("configs/default.yaml")
+    config = load_config("configs/vs_heuristic.yaml")
     print(f"{len(ret):,} decisions of {args.bot} against heuristic x3, return variance {ret.var():.3f}")
     for name, x in (("observation", obs), ("observation + hidden hands", np.concatenate([obs, hidden], axis=1))):
         curve = fit(x, ret, config.vf_layers, config.activation, args.epochs, args.seed)

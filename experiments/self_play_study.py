@@ -8,7 +8,8 @@ minutes (``training.curves.plot_bot_curves``). It trains nothing: the runs are m
 on the page.
 
     python experiments/self_play_study.py --run "S: self-play=runs/S__s1__<time>" \\
-        --run "B: 3/4 self, 1/4 heuristic=runs/B__s1__<time>" --figure docs/self_play_curves.png
+        --run "B: 3/4 self, 1/4 heuristic=runs/B__s1__<time>" \\
+        --figure docs/self_play_curves.png --markdown docs/self_play.md
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from evaluation.report import write_section
 from training.curves import evaluation_series, plot_bot_curves
 
 
@@ -36,7 +38,7 @@ def table(runs: dict[str, Path], opponent: str) -> str:
     """A Markdown table of X/hand [95 % CI] against ``opponent``: a row per run, a column per million steps."""
     series = {label: evaluation_series(path).get(opponent) for label, path in runs.items()}
     points = {
-        label: {int(round(step / 1e6)): i for i, step in enumerate(s["steps"]) if step > 0}
+        label: {round(float(step) / 1e6): i for i, step in enumerate(s["steps"]) if step > 0}
         for label, s in series.items()
         if s is not None
     }
@@ -59,16 +61,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run", type=parse_run, action="append", required=True, help="LABEL=RUN_DIR (repeatable)")
     parser.add_argument("--figure", type=Path, help="write the curves here (PNG)")
+    parser.add_argument("--markdown", help="replace this script's section of that page (docs/self_play.md)")
     args = parser.parse_args()
     runs = dict(args.run)
     opponents = sorted({name for path in runs.values() for name in evaluation_series(path)})
-    for name in opponents:
-        print(f"### Against {name} ×3 (X/hand, 95 % CI over the evaluation's deals)\n\n{table(runs, name)}\n")
+    sections = [
+        f"### Against {name} ×3 (X/hand, 95 % CI over the evaluation's deals)\n\n{table(runs, name)}"
+        for name in opponents
+    ]
+    hours = {label: np.nanmax(evaluation_series(path)[opponents[0]]["wall"]) / 3600 for label, path in runs.items()}
+    sections.append(
+        "Wall-clock hours to the last evaluation: " + ", ".join(f"{k} {v:.1f}" for k, v in hours.items()) + "."
+    )
+    body = "\n\n".join(sections)
+    print(body)
     if args.figure:
         plot_bot_curves(runs, args.figure)
         print(f"figure: {args.figure}")
-    hours = {label: np.nanmax(evaluation_series(path)[opponents[0]]["wall"]) / 3600 for label, path in runs.items()}
-    print("wall-clock hours to the last evaluation: " + ", ".join(f"{k} {v:.1f}" for k, v in hours.items()))
+    if args.markdown:
+        write_section(args.markdown, "self_play_study", body)
 
 
 if __name__ == "__main__":
