@@ -88,7 +88,9 @@ def test_resume_continues_a_ray_run_from_its_checkpoint(smoke: tuple[Path, str],
     assert 1000 <= speed["learner_steps"] < start + 1000
 
 
-def test_a_batched_checkpoint_is_not_resumed_by_the_ray_trainer(smoke: tuple[Path, str], tmp_path: Path) -> None:
+def test_a_checkpoint_whose_state_and_config_disagree_on_the_trainer_is_refused(
+    smoke: tuple[Path, str], tmp_path: Path
+) -> None:
     run, _ = smoke
     checkpoint = sorted((run / "checkpoints").iterdir())[0]  # the resume test may have added one
     copy = tmp_path / "run" / "checkpoints" / checkpoint.name
@@ -99,8 +101,9 @@ def test_a_batched_checkpoint_is_not_resumed_by_the_ray_trainer(smoke: tuple[Pat
     (copy / "trainer.json").write_text(json.dumps({**state, "trainer": "batched"}))
     command = [sys.executable, str(ROOT / "train.py"), "--resume", str(copy)]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300, env=without_ray_address())
-    assert out.returncode != 0
-    assert "written by the 'batched' trainer; resume it with that one" in out.stderr
+    assert out.returncode == 2
+    assert f"{copy}: written by the 'batched' trainer, but its config says trainer: ray" in out.stderr
+    assert "Started a local Ray" not in out.stderr
 
 
 def test_more_env_runners_than_local_cpus_is_refused_before_ray_starts(tmp_path: Path) -> None:

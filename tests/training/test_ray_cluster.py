@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -25,6 +26,10 @@ import pytest
 from policy_files import ROOT
 
 RAY = str(Path(sys.executable).with_name("ray"))
+ENV = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"} | {
+    "RAY_AUTH_MODE": "token",  # the cluster's own token for its nodes, the run and `ray status`,
+    "RAY_AUTH_TOKEN": secrets.token_hex(32),  # whatever ~/.ray/auth_token holds
+}
 
 
 def free_ports(count: int) -> list[int]:
@@ -56,9 +61,8 @@ COMMON = ["--block", "--num-cpus", "1", "--node-ip-address", "127.0.0.1", "--obj
 
 
 def start(command: list[str], log: Path) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
     with log.open("w") as out:
-        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=ENV, start_new_session=True)
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -72,16 +76,20 @@ def stop(process: subprocess.Popen) -> None:
             process.wait()
 
 
-def wait_for_nodes(address: str, count: int, timeout: float) -> bool:
-    """Whether ``ray status`` at ``address`` lists ``count`` active nodes before ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
+def wait_for_nodes(address: str, count: int, node: subprocess.Popen, log: Path, timeout: float = 180) -> None:
+    """Return once ``ray status`` at ``address`` lists ``count`` active nodes; skip the test if the node's
+    ``ray start`` exited (Ray cannot start it here), fail it if the node runs but never shows."""
+    deadline, status = time.monotonic() + timeout, ""
     while time.monotonic() < deadline:
-        out = subprocess.run([RAY, "status", "--address", address], capture_output=True, text=True, timeout=60)
+        if node.poll() is not None:
+            pytest.skip(f"Ray could not start node {count} of 2 here: {log.read_text()[-2000:]}")
+        out = subprocess.run([RAY, "status", "--address", address], capture_output=True, text=True, env=ENV, timeout=60)
+        status = out.stdout + out.stderr[-1000:]
         active = out.stdout.split("Active:", 1)[-1].split("Pending:", 1)[0] if "Active:" in out.stdout else ""
         if active.count("node_") >= count:
-            return True
+            return
         time.sleep(2)
-    return False
+    pytest.fail(f"node {count} of 2 runs but ray status does not list it: {status}")
 
 
 @pytest.fixture(scope="module")
@@ -95,12 +103,10 @@ def cluster() -> Iterator[str]:
     head = start(head_command, temp / "head.log")
     worker = None
     try:
-        if not wait_for_nodes(address, 1, 120):
-            pytest.skip(f"Ray could not start a head node here: {(temp / 'head.log').read_text()[-2000:]}")
+        wait_for_nodes(address, 1, head, temp / "head.log")
         worker_command = [RAY, "start", "--address", address, *COMMON, *node_ports(NODE_PORTS)]
         worker = start(worker_command, temp / "worker.log")
-        if not wait_for_nodes(address, 2, 120):
-            pytest.skip(f"Ray could not start a second node here: {(temp / 'worker.log').read_text()[-2000:]}")
+        wait_for_nodes(address, 2, worker, temp / "worker.log")
         yield address
     finally:
         for process in (worker, head):
@@ -112,7 +118,7 @@ def cluster() -> Iterator[str]:
 def test_a_ray_run_on_a_two_node_cluster_puts_an_env_runner_on_each_node(cluster: str, tmp_path: Path) -> None:
     command = [sys.executable, "train.py", "--config", "configs/ray_smoke.yaml", "--address", cluster]
     command += ["--set", "num_env_runners=2", "--set", f"run_dir={tmp_path}"]
-    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600, env=ENV)
     assert out.returncode == 0, out.stderr[-4000:]
     assert f"2 env runner(s) x 16 tables on 2 node(s) of the Ray cluster at {cluster}" in out.stdout
     [run] = list(tmp_path.iterdir())
