@@ -40,7 +40,7 @@ import yaml
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
-OFF = ("progress_bar=false", "eval_every=0", "final_eval_deals=0")
+OFF = ("progress_bar=false", "final_eval_deals=0")
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Row:
 def rows(steps: int, rllib_steps: int) -> list[Row]:
     default = yaml.safe_load((ROOT / "configs" / "default.yaml").read_text())
     tables, n_steps = default["num_tables"], default["n_steps"]
-    batched = (f"total_timesteps={steps}", "checkpoint_every=0")
+    batched = (f"total_timesteps={steps}", "checkpoint_every=0", "eval_every=0")
     ray = (*batched, "trainer=ray", "num_cpus=2")
     per_rollout = f"{{runners}} x {tables} tables x {n_steps} steps, minibatch {default['batch_size']}"
     return [
