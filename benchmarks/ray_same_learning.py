@@ -112,7 +112,8 @@ def page(lines: list[str], verdict: str, args: argparse.Namespace) -> str:
             "",
             f"{verdict} With one env runner the Ray trainer learns the local trainer's weights exactly "
             "(`tests/training/test_ray.py`); with two runners of half the tables each it plays other deals and "
-            "seat draws, so the two runs differ as two seeds of one trainer may. The steps/s column was measured on 2 cores shared with other "
+            "seat draws, so the two runs differ as two seeds of one trainer may. The steps/s column was "
+            "measured on 2 cores shared with other "
             "jobs, with both runs at once: a record of these runs, not a benchmark ([bench_rllib.md](bench_rllib.md)). "
             "One seed per run: a short check, not a strength claim.",
             "",
