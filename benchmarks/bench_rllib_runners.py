@@ -25,7 +25,7 @@ of 512-sample minibatches):
 Wall clock, this process and its Ray actors on the machine's cores (shared with other jobs, so only
 the ratios within one run mean something).
 
-    python benchmarks/bench_rllib_runners.py [--tables 512] [--iterations 3]
+    python benchmarks/bench_rllib_runners.py [--tables 512] [--iterations 3] [--markdown docs/bench_rllib_runners.md]
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -193,11 +194,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=512, help="tables per env runner (default 512)")
     parser.add_argument("--iterations", type=int, default=3, help="timed iterations of each trainer (default 3)")
+    parser.add_argument("--markdown", type=Path, help="also write the table as this docs page")
     args = parser.parse_args()
     off = ["eval_every=0", "checkpoint_every=0", "progress_bar=false", f"num_tables={args.tables}"]
     config = load_config(os.path.join(ROOT, "configs", "default.yaml"), off)
     torch.set_num_threads(config.torch_threads)
-    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; {args.tables} tables, wall clock")
+    load = os.getloadavg()[0]
+    header = f"{os.cpu_count()} cores, load average {load:.1f} before the run; {args.tables} tables, wall clock"
+    print(header)
     rows = [("local batched trainer (training/batched)", f"{local_batched(config, args.iterations):,.0f}", "")]
     ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=500 * 1024**2)
     try:
@@ -210,10 +214,34 @@ def main() -> None:
         cost = rllib_multi_agent_overhead(tables, 32)
         label = f"RLlib MultiAgentEnvRunner, {tables} tables: CPU per env step outside the env"
         rows.append((label, "-", f"{1e3 * cost:.2f} ms: at most {1 / cost / 4:,.0f} learner steps/s per core"))
-    print("| option | learner steps/s (PPO iterations) | note |\n|---|---:|---|")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print(f"load average {os.getloadavg()[0]:.1f} after the run")
+    lines = ["| option | learner steps/s (PPO iterations) | note |", "|---|---:|---|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    after = f"load average {os.getloadavg()[0]:.1f} after the run"
+    print("\n".join([*lines, after]))
+    if args.markdown is not None:
+        args.markdown.write_text(page(header, lines, after, args), encoding="utf-8")
+        print(f"wrote {args.markdown}")
+
+
+def page(header: str, lines: list[str], after: str, args: argparse.Namespace) -> str:
+    command = (
+        f"nice -n 10 python benchmarks/bench_rllib_runners.py --tables {args.tables} --iterations {args.iterations}"
+    )
+    return "\n".join(
+        [
+            "# Could RLlib's own env runners step the compiled tables? Two designs, measured",
+            "",
+            f"Written by `{command} --markdown docs/bench_rllib_runners.md` (what each row measures: the script's "
+            "docstring). Why `trainer: ray` plays the batched trainer's rollouts in Ray Core actors instead: "
+            "[rllib.md](rllib.md).",
+            "",
+            f"{header}; {after}. **The machine is shared** (2 cores, other people's jobs running): compare the rows "
+            "of this run with each other, not with other pages.",
+            "",
+            *lines,
+            "",
+        ]
+    )
 
 
 if __name__ == "__main__":
