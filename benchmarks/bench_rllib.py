@@ -183,6 +183,11 @@ def page(header: str, lines: list[str], args: argparse.Namespace) -> str:
             "*After warm-up*: from the end of the first iteration (rollout and update) to the end of the run, "
             "as `speed.json` reports it. The Ray rows hold the local row's config with `trainer: ray`; each env "
             "runner plays `num_tables` tables, so with two runners each update trains on twice the decisions. "
+            "The Ray rows run two or three processes (env runners and the learner) where the local trainer runs "
+            "one; on cores shared with other jobs the scheduler gives more processes more CPU time, which can lift "
+            "a Ray row above the local one. On an idle machine one env runner cannot beat the local trainer: "
+            "its runner and learner take turns (the learner waits for the rollout, the runner for the weights) "
+            "and the rollouts also travel through Ray's object store. "
             "The RLlib row plays self-play snapshots (its only opponents) with RLlib's PPO settings "
             "(`configs/rllib.yaml`), as in earlier releases. Sâm: whether the báo Sâm phase is played "
             "(docs/rules.md); on in every row, the default rules.",
