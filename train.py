@@ -5,7 +5,7 @@
     python train.py --set total_timesteps=2000000 --set rules.n_players=3
     python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
 
-Three trainers, chosen by the config's ``trainer:`` key, each a folder of ``training/`` with one entry
+Four trainers, chosen by the config's ``trainer:`` key, each a folder of ``training/`` with one entry
 point, ``train(config, run_dir, resume)`` (``training.trainers``):
 
 * ``batched`` (the default, ``training.batched``): thousands of tables of :class:`sam_env.VectorEnv`
@@ -15,6 +15,8 @@ point, ``train(config, run_dir, resume)`` (``training.trainers``):
 * ``sb3`` (``training.sb3``): one learner seat (a different one every hand) plays
   :class:`sam_env.SingleAgentEnv` with sb3-contrib's MaskablePPO against opponents drawn per hand and
   seat from snapshots and the ``random``, ``greedy`` and ``heuristic`` bots.
+* ``ray`` (``training.ray``, the ``rllib`` extra): the batched trainer on Ray, its tables in env runner
+  actors on one machine or a cluster (``--address``, docs/rllib.md); the same configs and checkpoints.
 * ``rllib`` (``training.rllib``, the ``rllib`` extra): multi-agent PPO on Ray RLlib, every seat a
   module, on one machine or a cluster (``--address``, docs/rllib.md).
 
@@ -67,12 +69,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.resume is not None:
             if not trainer.resumes:
                 raise ConfigError(
-                    f"trainer: {config.trainer} runs cannot be resumed yet; start a new run with --config"
+                    f"trainer: {config.trainer} runs cannot be resumed yet; start a new run with --config "
+                    "(trainer: ray, the batched trainer on Ray, resumes: docs/rllib.md)"
                 )
             check_resume(args.resume, read_trainer_state(args.resume), config)
         if args.address is not None:
-            if config.trainer != "rllib":
-                raise ConfigError("--address is for configs with trainer: rllib (a Ray cluster)")
+            if not trainer.on_ray:
+                on_ray = " or ".join(name for name, t in TRAINERS.items() if t.on_ray)
+                raise ConfigError(f"--address is for configs with trainer: {on_ray} (a Ray cluster)")
             os.environ["RAY_ADDRESS"] = args.address  # what Ray joins (docs/rllib.md)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)

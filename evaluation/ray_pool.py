@@ -46,7 +46,8 @@ def run_on_ray(
         if address:
             ray.init(address=address)
         else:
-            ray.init(num_cpus=num_cpus, include_dashboard=False)
+            # "local": a new Ray even where a `ray start` cluster runs on this machine (None would join it).
+            ray.init(address="local", num_cpus=num_cpus, include_dashboard=False)
     try:
         play = ray.remote(num_cpus=1)(function)
         stored = ray.put(shared)

@@ -30,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="train.py",
         description="Train a Sâm Lốc bot, then evaluate it in duplicate against the baselines. The config's "
         "trainer: key picks the trainer (batched, the default: our masked PPO on the VectorEnv; sb3: sb3-contrib's "
-        "MaskablePPO; rllib: multi-agent PPO on Ray RLlib, docs/rllib.md). Every config field is documented on its "
+        "MaskablePPO; ray: the batched trainer on Ray; rllib: multi-agent PPO on Ray RLlib, docs/rllib.md). "
+        "Every config field is documented on its "
         "trainer's config class (training/<trainer>/config.py, training/config.py) and in the comments of "
         "configs/*.yaml.",
         epilog=f"{EXAMPLES}\nconfig fields: {', '.join(shared)}; {by_trainer}; "
@@ -56,7 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue a run from checkpoints/step_N or final/ (its config.yaml, step count, learning-rate schedule, "
         "optimizer state, self-play pool and RNG states); --set may change e.g. total_timesteps",
     )
-    parser.add_argument("--address", metavar="ADDR", help="trainer: rllib: the Ray cluster to join (docs/rllib.md)")
+    parser.add_argument(
+        "--address", metavar="ADDR", help="trainer: ray or rllib: the Ray cluster to join (docs/rllib.md)"
+    )
     return parser
 
 

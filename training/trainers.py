@@ -15,25 +15,30 @@ from typing import Any
 from sam_env.deprecation import warn_deprecated
 
 from . import batched, rllib, sb3
+from . import ray as on_ray
 from .batched.config import BatchedConfig
 from .config import ConfigError, RunConfig, TrainResult, load_config_data
+from .ray.config import RayConfig
 from .rllib.config import RLlibConfig
 from .sb3.config import SB3Config
 
 
 @dataclass(frozen=True)
 class Trainer:
-    """A trainer: the config class it reads, its entry point, and whether ``--resume`` continues its runs."""
+    """A trainer: the config class it reads, its entry point, whether ``--resume`` continues its runs, and
+    whether it runs on Ray (then ``--address`` names a cluster to join)."""
 
     config: type[RunConfig]
     train: Callable[[Any, Path, Path | None], TrainResult]
     resumes: bool = True
+    on_ray: bool = False
 
 
 TRAINERS: dict[str, Trainer] = {
     "batched": Trainer(BatchedConfig, batched.train),
     "sb3": Trainer(SB3Config, sb3.train),
-    "rllib": Trainer(RLlibConfig, rllib.train, resumes=False),
+    "ray": Trainer(RayConfig, on_ray.train, on_ray=True),
+    "rllib": Trainer(RLlibConfig, rllib.train, resumes=False, on_ray=True),
 }
 DEFAULT_TRAINER = "batched"
 SAVED_DEFAULT_TRAINER = "sb3"
@@ -66,7 +71,8 @@ def config_from_dict(data: Mapping[str, Any], *, saved: bool = False) -> RunConf
     own = {f.name for f in fields(cls)}
     if saved:
         data = {k: v for k, v in data.items() if k in own or k not in SINGLE_CLASS_FIELDS}
-    foreign = {k: other for k in data if k not in own for other, t in TRAINERS.items() if k in _field_names(t)}
+    owners = {k: [o for o, t in TRAINERS.items() if k in _field_names(t)] for k in data if k not in own}
+    foreign = {k: found[0] for k, found in owners.items() if found}  # the first: ray shares batched's fields
     if foreign:
         listed = ", ".join(f"{k} ({other})" for k, other in sorted(foreign.items()))
         raise ConfigError(f"config field(s) of another trainer with trainer: {name}: {listed}")

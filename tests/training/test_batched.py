@@ -228,6 +228,10 @@ def test_smoke_run_trains_evaluates_and_writes_checkpoints_bots_load(smoke: tupl
     assert "time split: env" in stdout
     steps = json.loads((run / "evaluation.json").read_text())["steps"]
     assert steps >= 3000
+    speed = json.loads((run / "speed.json").read_text())
+    assert speed["trainer"] == "batched" and speed["learner_steps"] == steps and speed["iterations"] >= 3
+    assert speed["learner_steps_per_second"] > 0 and speed["learner_steps_per_second_after_warm_up"] > 0
+    assert "learner steps/s after the first iteration (speed.json)" in stdout
     assert list(run.glob("events.out.tfevents.*")) and (run / "learning_curve.png").stat().st_size > 0
     [checkpoint] = list((run / "checkpoints").iterdir())
     policy = load_policy(checkpoint / "policy.json")

@@ -14,6 +14,7 @@ import yaml
 from training.batched.config import BatchedConfig
 from training.checkpoints import run_dir_of
 from training.config import ConfigError, MaskedPPOConfig, RunConfig
+from training.ray.config import RayConfig
 from training.rllib.config import RLlibConfig
 from training.sb3.config import SB3Config
 from training.trainers import TRAINERS, config_from_dict, load_config
@@ -34,6 +35,7 @@ def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
     assert {name: t.config for name, t in TRAINERS.items()} == {
         "batched": BatchedConfig,
         "sb3": SB3Config,
+        "ray": RayConfig,
         "rllib": RLlibConfig,
     }
     shared = {f.name for f in dataclasses.fields(RunConfig)}
@@ -41,6 +43,7 @@ def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
         assert issubclass(trainer.config, RunConfig) and trainer.config.trainer_name() == name
         assert shared <= {f.name for f in dataclasses.fields(trainer.config)}
     assert issubclass(BatchedConfig, MaskedPPOConfig) and issubclass(SB3Config, MaskedPPOConfig)
+    assert issubclass(RayConfig, BatchedConfig)  # the same trainer, its tables in Ray actors
     assert "n_envs" not in {f.name for f in dataclasses.fields(BatchedConfig)}
     assert "num_tables" not in {f.name for f in dataclasses.fields(SB3Config)}
 
@@ -199,4 +202,4 @@ def test_address_is_refused_for_a_trainer_without_ray() -> None:
     command = [sys.executable, "train.py", "--config", "configs/smoke.yaml", "--address", "auto"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2
-    assert "--address is for configs with trainer: rllib" in out.stderr
+    assert "--address is for configs with trainer: ray or rllib (a Ray cluster)" in out.stderr

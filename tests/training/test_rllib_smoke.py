@@ -41,7 +41,8 @@ def test_the_smoke_run_trains_with_an_env_runner_and_snapshots(run: tuple[Path, 
     assert run_dir.name.startswith("rllib_smoke__s7__")
     assert "1 env runner(s) on a local Ray on 2 CPUs" in stdout
     speed = json.loads((run_dir / "speed.json").read_text())
-    assert speed["num_env_runners"] == 1
+    assert speed["trainer"] == "rllib" and speed["num_env_runners"] == 1
+    assert speed["learner_steps_per_second"] > 0 and speed["learner_steps_per_second_after_warm_up"] > 0
     assert speed["learner_steps"] >= 300
     # Every environment step is one decision of one module (RLlib's own module counts exceed it by
     # about 3 a hand), less the moves of up to 3 seats still waiting for their next observation.

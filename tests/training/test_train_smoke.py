@@ -36,6 +36,9 @@ def test_smoke_run_writes_logs_checkpoints_and_the_evaluation(smoke: tuple[Path,
     assert list(run.glob("events.out.tfevents.*"))
     assert (run / "learning_curve.png").stat().st_size > 0
     assert json.loads((run / "evaluation.json").read_text())["steps"] == 256
+    speed = json.loads((run / "speed.json").read_text())
+    assert speed["trainer"] == "sb3" and speed["learner_steps"] == 256 and speed["iterations"] == 4
+    assert speed["learner_steps_per_second"] > 0 and speed["learner_steps_per_second_after_warm_up"] > 0
 
     checkpoint = run / "checkpoints" / "step_000000128"
     assert (checkpoint / "config.yaml").is_file()

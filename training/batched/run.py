@@ -35,4 +35,6 @@ def train(config: BatchedConfig, run_dir: Path, resume: Path | None) -> TrainRes
     final = save_batched_checkpoint(run_dir / "final", trainer, run_name)
     split = ", ".join(f"{k} {v:.0f} s" for k, v in trainer.seconds.items())
     print(f"time split: {split}")
+    speed = trainer.speed.write(run_dir, config.trainer, num_tables=config.num_tables, device=str(trainer.device))
+    print(f"{speed['learner_steps_per_second_after_warm_up']} learner steps/s after the first iteration (speed.json)")
     return TrainResult(final, trainer.num_timesteps, seconds)

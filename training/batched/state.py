@@ -47,7 +47,7 @@ def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str
             tensors[f"pool.{i}.{key}"] = torch.from_numpy(value.copy())
     save_file(tensors, str(folder / "trainer.safetensors"))
     state = {
-        "trainer": "batched",
+        "trainer": config.trainer,  # batched, or ray (training.ray writes this same checkpoint)
         "num_timesteps": step,
         "n_updates": trainer.n_updates,
         "optimizer_param_groups": optimizer["param_groups"],
@@ -63,7 +63,7 @@ def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str
 def restore_batched(folder: Path, state: Mapping[str, Any], trainer: BatchedTrainer) -> None:
     """Load policy, optimizer, step counts, pool and history into a trainer built for ``state['num_timesteps']``."""
     config = trainer.config
-    if state.get("trainer") != "batched":
+    if state.get("trainer") != config.trainer:
         raise ConfigError(f"{folder}: written by the {state.get('trainer', 'sb3')!r} trainer; resume it with that one")
     policy = load_policy(folder / "policy", n_players=config.rule_config.n_players)
     if policy.arch != config.arch:

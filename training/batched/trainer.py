@@ -28,6 +28,7 @@ from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 from ..config import ConfigError
 from ..evaluate import evaluate
 from ..schedule import StepSchedule
+from ..speed import SpeedMeter
 from ..widen import can_widen, widen
 from .config import BatchedConfig
 from .network import OracleCritic, frozen_actor
@@ -108,17 +109,7 @@ class BatchedTrainer:
         """The perfect-information critic (``critic: oracle``), built from the starting network's critic."""
         parameters = [*self.net.parameters(), *(self.oracle.parameters() if self.oracle is not None else ())]
         self.optimizer = torch.optim.Adam(parameters, lr=config.learning_rate, eps=1e-5)
-        self.collector = Collector(
-            self.venv,
-            self.seating,
-            self.net,
-            config.n_steps,
-            config.reward_scale,
-            self.device,
-            config.snapshot_deterministic,
-            seed=int(seeds[3].generate_state(1)[0]),
-            oracle=self.oracle,
-        )
+        self.collector = self.make_collector(int(seeds[3].generate_state(1)[0]))
         self.generator = np.random.default_rng(seeds[3].spawn(1)[0])
         self.settings = PPOSettings(
             n_epochs=config.n_epochs,
@@ -138,6 +129,23 @@ class BatchedTrainer:
         self.last_eval = ""
         self.history: list[dict[str, float]] = []
         """One row per evaluation: step, wall seconds, and X/hand with CI per opponent."""
+        self.speed = SpeedMeter()
+        """Learner steps when learning started and after every iteration (``speed.json``)."""
+
+    def make_collector(self, seed: int) -> Collector:
+        """What plays the rollouts: this process's tables (the Ray trainer's plays them in actors, ``training.ray``)."""
+        c = self.config
+        return Collector(
+            self.venv,
+            self.seating,
+            self.net,
+            c.n_steps,
+            c.reward_scale,
+            self.device,
+            c.snapshot_deterministic,
+            seed=seed,
+            oracle=self.oracle,
+        )
 
     # ------------------------------------------------------------------ pool
 
@@ -180,6 +188,8 @@ class BatchedTrainer:
         show = c.progress_bar if progress_bar is None else progress_bar
         bar = tqdm(total=total_timesteps, initial=self.num_timesteps, unit="step", disable=not show, dynamic_ncols=True)
         self.wall_start = started - self.history[-1]["wall_seconds"] if self.history else started
+        if not self.speed.marks:
+            self.speed.mark(self.num_timesteps)
         while self.num_timesteps < total_timesteps:
             step = self.num_timesteps
             if self.self_play and schedule.due("snapshot", step):
@@ -212,6 +222,7 @@ class BatchedTrainer:
             self.n_updates += 1
             self.num_timesteps += stats.learner_steps
             bar.update(stats.learner_steps)
+            self.speed.mark(self.num_timesteps)
             self._log(train_logs, stats, start_step, started, bar)
         bar.close()
 

@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from ..config import ConfigError, TrainResult
 from ..schedule import next_due
+from ..speed import SpeedMeter
 from .config import RLlibConfig
 from .env import SamMultiAgentEnv
 from .export import export_policy
@@ -100,7 +101,8 @@ def start_ray(config: RLlibConfig) -> None:
     if address:
         ray.init(address=address)
     else:
-        ray.init(num_cpus=config.num_cpus, include_dashboard=False)
+        # "local": a new Ray even where a `ray start` cluster runs on this machine (None would join it).
+        ray.init(address="local", num_cpus=config.num_cpus, include_dashboard=False)
 
 
 def learner_steps(result: Mapping[str, Any]) -> int:
@@ -133,7 +135,8 @@ def train(config: RLlibConfig, run_dir: Path, resume: Path | None) -> TrainResul
         next_snapshot = config.snapshot_every
         steps = env_steps = 0
         decisions: dict[str, Any] = {}
-        first: tuple[int, float] | None = None  # learner steps and time after the first iteration (warm-up)
+        meter = SpeedMeter()
+        meter.mark(0)
         started = time.perf_counter()
         bar = tqdm(total=config.total_timesteps, unit="step", disable=not config.progress_bar, dynamic_ncols=True)
         with (run_dir / "progress.jsonl").open("w", encoding="utf-8") as log, bar:
@@ -149,9 +152,8 @@ def train(config: RLlibConfig, run_dir: Path, resume: Path | None) -> TrainResul
                     next_snapshot = next_due(steps, config.snapshot_every)
                 log.write(json.dumps(_progress_line(result, steps, env_steps, time.perf_counter() - started)) + "\n")
                 log.flush()  # a line per iteration, readable while the run goes on
-                first = first or (steps, time.perf_counter())
+                meter.mark(steps)
         seconds = time.perf_counter() - started
-        steady = (steps - first[0]) / max(time.perf_counter() - first[1], 1e-9)
         state = learner_module_state(algorithm)
     finally:
         if algorithm is not None:
@@ -161,21 +163,18 @@ def train(config: RLlibConfig, run_dir: Path, resume: Path | None) -> TrainResul
     final = export_policy(
         run_dir / "final", state, config.rule_config, config.arch, training, run_name=run_name, num_timesteps=steps
     )
-    speed = {
-        "learner_steps": steps,
-        "env_steps": env_steps,
-        "seconds": round(seconds, 1),
-        "learner_steps_per_second": round(steps / seconds, 1),
-        "learner_steps_per_second_after_first_iteration": round(steady, 1),
-        "env_steps_per_second": round(env_steps / seconds, 1),
-        "decisions_by_module": {k: int(v) for k, v in decisions.items()},
-        "num_env_runners": config.num_env_runners,
-        "snapshot_steps": pool.steps,
-    }
-    (run_dir / "speed.json").write_text(json.dumps(speed, indent=2) + "\n", encoding="utf-8")
+    speed = meter.write(
+        run_dir,
+        config.trainer,
+        env_steps=env_steps,
+        env_steps_per_second=round(env_steps / seconds, 1),
+        decisions_by_module={k: int(v) for k, v in decisions.items()},
+        num_env_runners=config.num_env_runners,
+        snapshot_steps=pool.steps,
+    )
     print(
-        f"{speed['env_steps']:,} env steps; {speed['learner_steps_per_second']} learner steps/s "
-        f"({speed['learner_steps_per_second_after_first_iteration']} after the first iteration; speed.json)"
+        f"{env_steps:,} env steps; {speed['learner_steps_per_second']} learner steps/s "
+        f"({speed['learner_steps_per_second_after_warm_up']} after the first iteration; speed.json)"
     )
     return TrainResult(final, steps, seconds)
 

@@ -18,6 +18,7 @@ from agents.ppo.checkpoint import PolicyCheckpoint
 from ..config import OPPONENT_KINDS
 from ..evaluate import evaluate
 from ..schedule import StepSchedule
+from ..speed import SpeedMeter
 from .checkpoints import save_checkpoint, snapshot_of
 from .config import SB3Config
 
@@ -44,11 +45,14 @@ class TrainingSchedule(BaseCallback):
         self._seconds = {"rollout": 0.0, "update": 0.0, "eval": 0.0, "checkpoint": 0.0}
         self._opponent_seconds = dict.fromkeys(OPPONENT_KINDS, 0.0)
         """Seconds spent in this run (since start or resume); the opponents' are summed over environments."""
+        self.speed = SpeedMeter()
+        """Learner steps at the start and after every update (``speed.json``)."""
 
     def _on_training_start(self) -> None:
         step, c = self.num_timesteps, self.config
         self.schedule = StepSchedule(c, step)
         self.start_step, self.start_time = step, time.perf_counter()
+        self.speed.mark(step)
         # SB3 stops at the first whole rollout past total_timesteps, so the bar's total is that step,
         # never less than what the run does (the bar never runs past it).
         rollout = self.model.n_steps * self.training_env.num_envs
@@ -59,6 +63,8 @@ class TrainingSchedule(BaseCallback):
         now = time.perf_counter()
         self._seconds["update"] += now - self._clock
         step, c = self.num_timesteps, self.config
+        if step > self.speed.marks[-1][0]:  # an update just ended
+            self.speed.mark(step)
         if self.schedule.due("snapshot", step):
             self.add_snapshot(step)
         if self.schedule.due("eval", step):
@@ -121,5 +127,6 @@ class TrainingSchedule(BaseCallback):
 
     def _on_training_end(self) -> None:
         self._seconds["update"] += time.perf_counter() - self._clock
+        self.speed.mark(self.num_timesteps)
         if self.bar is not None:
             self.bar.close()

@@ -63,6 +63,7 @@ def train(config: SB3Config, run_dir: Path, resume: Path | None) -> TrainResult:
     if remaining > 0:
         schedule = TrainingSchedule(config, run_dir, run_name, pool)
         model.learn(total_timesteps=remaining, callback=schedule, reset_num_timesteps=resume is None)
+        schedule.speed.write(run_dir, config.trainer, n_envs=config.n_envs, vec_env=config.vec_env)
     train_seconds = time.perf_counter() - started
     vec_env.close()
     final = save_checkpoint(run_dir / "final", model, config, run_name, pool)

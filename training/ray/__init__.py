@@ -1,0 +1,41 @@
+"""The batched trainer on Ray (``trainer: ray``): env runner actors that step a :class:`sam_env.VectorEnv`,
+one learner, the weights sent to every runner before each rollout.
+
+The rollouts and the PPO are :mod:`training.batched`'s own, not a second copy: each env runner
+holds the batched trainer's tables, seat draws, frozen snapshots, compiled heuristic and
+:class:`~training.batched.rollout.Collector` (hundreds of tables, the learner's seats in one
+batched forward pass, money credited to the seat it belongs to), and the learner runs the batched
+trainer's loop and :func:`~training.batched.ppo.update` on the runners' joined decisions. Configs are
+the batched trainer's with two more fields, checkpoints are its checkpoints, and ``--resume`` works.
+Why not RLlib's env runners: docs/rllib.md (measured by ``benchmarks/bench_rllib_runners.py``).
+
+Needs the ``rllib`` extra (Ray); importing this package (or its :mod:`.config`) imports no Ray.
+
+* :mod:`.config` — :class:`~.config.RayConfig`, the batched fields and ``num_env_runners``, ``num_cpus``;
+* :mod:`.run` — :func:`train`'s run: start or join Ray, learn, checkpoints, ``speed.json``;
+* :mod:`.learner` — :class:`~.learner.RayTrainer`, the batched trainer whose collector is the runners;
+* :mod:`.group` — :class:`~.group.RunnerGroup`: weights out, rollouts back, joined into one buffer;
+* :mod:`.runner` — :class:`~.runner.EnvRunner`, one actor's tables (no Ray inside).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config import ConfigError, TrainResult
+from .config import RayConfig
+
+
+def train(config: RayConfig, run_dir: Path, resume: Path | None) -> TrainResult:
+    """Train ``config`` on Ray (:func:`.run.train`).
+
+    Ray is imported here, so a missing extra is one line saying how to install it, not a traceback.
+    """
+    try:
+        from .run import train as train_on_ray
+    except ModuleNotFoundError as err:
+        raise ConfigError(f'trainer: ray needs Ray ({err}): pip install -e ".[rllib]"') from None
+    return train_on_ray(config, run_dir, resume)
+
+
+__all__ = ["train"]

@@ -1,0 +1,105 @@
+"""A Ray run: start or join Ray, build the learner and its env runners, learn, save, shut Ray down.
+
+``train.py`` calls :func:`train` for configs with ``trainer: ray``. Ray is started locally on
+``num_cpus`` CPUs, or joined at ``train.py --address`` / ``RAY_ADDRESS`` (a cluster made with
+``ray start``, docs/rllib.md), and always shut down, also on an error, so no Ray process of a local
+run outlives it. Checkpoints are the batched trainer's (:mod:`training.batched.state`), so
+``--resume`` continues a Ray run as it continues a local one.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import ray
+
+from sam_env import N_ACTIONS, VectorEnv
+
+from ..batched.state import restore_batched, save_batched_checkpoint
+from ..batched.trainer import tensorboard_logger
+from ..checkpoints import read_trainer_state
+from ..config import ConfigError, TrainResult
+from .config import RayConfig
+from .learner import RayTrainer
+
+MIN_OBJECT_STORE = 200 * 1024**2
+MAX_OBJECT_STORE = 2 * 1024**3
+
+
+def object_store_bytes(config: RayConfig) -> int:
+    """Object store of a local Ray: room for two rollouts of every runner (one being read, one arriving),
+    between 200 MiB and 2 GiB (Ray spills to disk beyond it)."""
+    tables = VectorEnv(1, config.rule_config)
+    hidden = tables.hidden_size if config.critic == "oracle" else 0
+    row = 4 * (tables.observation_size + hidden) + N_ACTIONS + 64  # a decision's bytes: floats, mask, scalars
+    rollout = config.num_tables * config.n_steps * row  # at most: every table step a learner decision
+    return int(min(MAX_OBJECT_STORE, max(MIN_OBJECT_STORE, 2 * config.num_env_runners * rollout)))
+
+
+def start_ray(config: RayConfig) -> str:
+    """Join the cluster at ``RAY_ADDRESS`` (``train.py --address`` sets it), else start a local Ray on
+    ``num_cpus`` CPUs; return where the run is."""
+    address = os.environ.get("RAY_ADDRESS") or None
+    if address:
+        ray.init(address=address)
+        return f"the Ray cluster at {address}"
+    # "local": a new Ray even where a `ray start` cluster runs on this machine (None would join it).
+    ray.init(
+        address="local",
+        num_cpus=config.num_cpus,
+        include_dashboard=False,
+        object_store_memory=object_store_bytes(config),
+    )
+    return f"a local Ray on {config.num_cpus} CPUs"
+
+
+def train(config: RayConfig, run_dir: Path, resume: Path | None) -> TrainResult:
+    """Train ``config`` in ``run_dir``, from scratch or from the checkpoint folder ``resume``."""
+    if not os.environ.get("RAY_ADDRESS") and config.num_env_runners > config.num_cpus:
+        # Ray would wait forever for the CPUs of the missing actors.
+        raise ConfigError(
+            f"{config.num_env_runners} env runners need {config.num_env_runners} CPUs of the local Ray, "
+            f"but num_cpus = {config.num_cpus}; add --set num_cpus={config.num_env_runners}, or join a cluster "
+            "with --address"
+        )
+    run_name = run_dir.name
+    state = None if resume is None else read_trainer_state(resume)
+    start_step = 0 if state is None else int(state["num_timesteps"])
+    where = start_ray(config)
+    try:
+        trainer = RayTrainer(config, start_step, logger=tensorboard_logger(run_dir))
+        if resume is not None and state is not None:
+            restore_batched(resume, state, trainer)
+            print(
+                f"resuming {run_name} at step {trainer.num_timesteps:,} with {len(trainer.pool)} snapshots in the pool"
+            )
+        nodes = trainer.collector.nodes()
+        print(
+            f"run {run_name}: {config.total_timesteps:,} learner steps, {config.num_env_runners} env runner(s) x "
+            f"{config.num_tables} tables on {len(set(nodes))} node(s) of {where}, learner on {trainer.device}; "
+            f"logs in {run_dir}"
+        )
+        started = time.perf_counter()
+
+        def checkpoint(step: int) -> None:
+            save_batched_checkpoint(run_dir / "checkpoints" / f"step_{step:09d}", trainer, run_name)
+
+        trainer.learn(config.total_timesteps, on_checkpoint=checkpoint, label=config.policy_label)
+        seconds = time.perf_counter() - started
+        final = save_batched_checkpoint(run_dir / "final", trainer, run_name)
+    finally:
+        ray.shutdown()
+    split = ", ".join(f"{k} {v:.0f} s" for k, v in trainer.seconds.items())
+    print(f"time split (runners' mean): {split}")
+    speed = trainer.speed.write(
+        run_dir,
+        config.trainer,
+        num_env_runners=config.num_env_runners,
+        num_tables_per_env_runner=config.num_tables,
+        env_runner_nodes=nodes,
+        learner_device=str(trainer.device),
+    )
+    print(f"{speed['learner_steps_per_second_after_warm_up']} learner steps/s after the first iteration (speed.json)")
+    return TrainResult(final, trainer.num_timesteps, seconds)
