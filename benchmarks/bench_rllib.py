@@ -3,7 +3,7 @@
 Each row is one ``python train.py`` run in a subprocess, one after the other, on this machine's cores,
 with evaluations, checkpoints and the final evaluation off; the rate is the run's ``speed.json``:
 
-* **local batched** (``trainer: batched``): ``configs/default.yaml`` — 512 tables of the compiled
+* **local batched** (``trainer: batched``): ``configs/vs_heuristic.yaml`` — 512 tables of the compiled
   ``VectorEnv`` in this process, one learner seat per table, the compiled heuristic in the other
   seats, a 256x256 network, 4 epochs of 512-decision minibatches;
 * **Ray, 1 and 2 env runners** (``trainer: ray``): the same config with ``--set trainer=ray``, each
@@ -57,14 +57,14 @@ class Row:
 
 
 def rows(steps: int, rllib_steps: int) -> list[Row]:
-    default = yaml.safe_load((ROOT / "configs" / "default.yaml").read_text())
+    default = yaml.safe_load((ROOT / "configs" / "vs_heuristic.yaml").read_text())
     tables, n_steps = default["num_tables"], default["n_steps"]
     batched = (f"total_timesteps={steps}", "checkpoint_every=0", "eval_every=0")
     ray = (*batched, "trainer=ray", "num_cpus=2")
     per_rollout = f"{{runners}} x {tables} tables x {n_steps} steps, minibatch {default['batch_size']}"
     local = Row(
         "local batched (`trainer: batched`)",
-        "configs/default.yaml",
+        "configs/vs_heuristic.yaml",
         batched,
         "1 (this process)",
         per_rollout.format(runners=1),
@@ -73,14 +73,14 @@ def rows(steps: int, rllib_steps: int) -> list[Row]:
         local,
         Row(
             "Ray, 1 env runner (`trainer: ray`)",
-            "configs/default.yaml",
+            "configs/vs_heuristic.yaml",
             (*ray, "num_env_runners=1"),
             "2 Ray CPUs: 1 runner + learner",
             per_rollout.format(runners=1),
         ),
         Row(
             "Ray, 2 env runners (`trainer: ray`)",
-            "configs/default.yaml",
+            "configs/vs_heuristic.yaml",
             (*ray, "num_env_runners=2"),
             "2 Ray CPUs: 2 runners + learner",
             per_rollout.format(runners=2),

@@ -1,6 +1,6 @@
 """Does ``trainer: ray`` learn what the local trainer learns? Same config and steps, X/hand against the heuristic.
 
-Two ``python train.py`` runs of ``configs/default.yaml`` (the compiled heuristic in the three other
+Two ``python train.py`` runs of ``configs/vs_heuristic.yaml`` (the compiled heuristic in the three other
 seats, 512 tables per rollout, 256x256 network), ``--steps`` learner steps each, then each final
 policy against the heuristic x3 in duplicate over the same ``--deals`` deals (every seat rotation,
 95% CI over deals, deals seeded by ``eval_seed``, never seen in training):
@@ -45,7 +45,7 @@ def run(out: Path, name: str, sets: tuple[str, ...], steps: int, deals: int) -> 
     found = sorted(out.glob(f"{name}__s*/evaluation.json"))
     if found:
         return found[-1].parent
-    command = [sys.executable, "train.py", "--config", "configs/default.yaml"]
+    command = [sys.executable, "train.py", "--config", "configs/vs_heuristic.yaml"]
     for item in (
         f"total_timesteps={steps}",
         "eval_every=0",
@@ -104,7 +104,7 @@ def page(lines: list[str], verdict: str, args: argparse.Namespace) -> str:
             "",
             f"Written by `nice -n 10 python benchmarks/ray_same_learning.py --steps {args.steps} --deals {args.deals} "
             "--markdown docs/ray_same_learning.md` (what the two runs are: the script's docstring). The same config "
-            "(`configs/default.yaml`, the heuristic in the other seats) and the same number of learner steps; each "
+            "(`configs/vs_heuristic.yaml`, the heuristic in the other seats) and the same number of learner steps; each "
             "final policy against the heuristic x3 in duplicate over the same deals, every seat rotation, 95% CI "
             "over deals.",
             "",
