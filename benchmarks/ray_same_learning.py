@@ -104,7 +104,8 @@ def page(lines: list[str], verdict: str, args: argparse.Namespace) -> str:
             "",
             f"Written by `nice -n 10 python benchmarks/ray_same_learning.py --steps {args.steps} --deals {args.deals} "
             "--markdown docs/ray_same_learning.md` (what the two runs are: the script's docstring). The same config "
-            "(`configs/vs_heuristic.yaml`, the heuristic in the other seats) and the same number of learner steps; each "
+            "(`configs/vs_heuristic.yaml`, the heuristic in the other seats) and the same number of learner steps; "
+            "each "
             "final policy against the heuristic x3 in duplicate over the same deals, every seat rotation, 95% CI "
             "over deals.",
             "",
