@@ -14,9 +14,10 @@ from typing import Any
 
 from sam_env.deprecation import warn_deprecated
 
-from . import batched, rllib, sb3
+from . import batched, expert, rllib, sb3
 from .batched.config import BatchedConfig
 from .config import ConfigError, RunConfig, TrainResult, load_config_data
+from .expert.config import ExpertConfig
 from .rllib.config import RLlibConfig
 from .sb3.config import SB3Config
 
@@ -34,6 +35,7 @@ TRAINERS: dict[str, Trainer] = {
     "batched": Trainer(BatchedConfig, batched.train),
     "sb3": Trainer(SB3Config, sb3.train),
     "rllib": Trainer(RLlibConfig, rllib.train, resumes=False),
+    "expert": Trainer(ExpertConfig, expert.train),
 }
 DEFAULT_TRAINER = "batched"
 SAVED_DEFAULT_TRAINER = "sb3"
