@@ -60,6 +60,10 @@ class ExpertConfig(RunConfig):
             (``heuristic``, a shipped network's name, a checkpoint path), each as likely; empty by
             default: a search that models the opponents' kind teaches the network to exploit that
             kind, which is not what generalizes to opponents it never met.
+        proposals: 0: the search's deals are uniform among those consistent with the seat's view; > 0:
+            inference — that many uniform deals are proposed and the ``determinizations`` drawn from
+            them weighed by how well the network (and ``search_models``) explain the other seats'
+            past moves (a seat that passed seldom holds what beats the trick).
         search_workers: processes that search a step's decisions, each its share (each decision's
             deals come from its own generator, so the targets are the same for any number).
         buffer_iterations: iterations whose targets the distillation trains on (the newest ones).
@@ -86,6 +90,7 @@ class ExpertConfig(RunConfig):
     determinizations: int = 32
     candidates: int = 6
     search_models: tuple[str, ...] = ()
+    proposals: int = 0
     search_workers: int = 1
     buffer_iterations: int = 2
     target_temperature: float = 0.0
@@ -103,10 +108,12 @@ class ExpertConfig(RunConfig):
         init = self.init_from
         ok = init is None or (isinstance(init, str) and init != "")
         require_field("init_from", init, ok, "null or a network bot (a shipped name or a checkpoint path)")
+        refuse_panel_bots("init_from", [] if init is None else [init])
         for name in ("num_tables", "decisions_per_iteration", "determinizations", "search_workers"):
             self._require_int(name, 1, "an int > 0")
         for name in ("buffer_iterations", "n_epochs", "batch_size", "eval_deals"):
             self._require_int(name, 1, "an int > 0")
+        self._require_int("proposals", 0, "an int >= 0 (0: no inference)")
         self._require_int("candidates", 2, "an int >= 2 (one candidate is no choice)")
         for name in ("eval_every", "checkpoint_every"):
             self._require_int(name, 0, "an int >= 0 (0: never)")

@@ -72,7 +72,10 @@ class ExpertTrainer:
                 start = widen(start, config.arch, seed=config.seed)
             self.net.load_tensors(start.tensors)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
-        self.search = SearchPool(config.determinizations, config.candidates, search_models(config), config.search_workers)
+        models = search_models(config)
+        self.search = SearchPool(
+            config.determinizations, config.candidates, models, config.search_workers, config.proposals
+        )
         self.settings = DistillSettings(
             n_epochs=config.n_epochs,
             batch_size=config.batch_size,
@@ -204,8 +207,9 @@ class ExpertTrainer:
         }
         if self.warm is not None and self.iteration - self.start[2] > 1:
             since = max(time.perf_counter() - self.warm[2], 1e-9)
-            out["learner_steps_per_second_after_first_iteration"] = round((self.num_timesteps - self.warm[0]) / since, 1)
-            out["searched_decisions_per_second_after_first_iteration"] = round((self.searched - self.warm[1]) / since, 2)
+            steps, searched = self.num_timesteps - self.warm[0], self.searched - self.warm[1]
+            out["learner_steps_per_second_after_first_iteration"] = round(steps / since, 1)
+            out["searched_decisions_per_second_after_first_iteration"] = round(searched / since, 2)
         return out
 
     def _log(self, games: IterationGames, train_logs: dict[str, float], bar: tqdm) -> None:

@@ -30,13 +30,19 @@ from agents.search.models import OpponentModel
 
 
 class SearchPool:
-    """A search of ``determinizations`` deals × ``candidates`` moves over the current network,
-    run by ``workers`` processes (this one included); :meth:`update` swaps the network."""
+    """A search of ``determinizations`` deals × ``candidates`` moves over the current network (with
+    inference from ``proposals`` deals if > 0), run by ``workers`` processes (this one included);
+    :meth:`update` swaps the network."""
 
     def __init__(
-        self, determinizations: int, candidates: int, models: Sequence[OpponentModel] = (), workers: int = 1
+        self,
+        determinizations: int,
+        candidates: int,
+        models: Sequence[OpponentModel] = (),
+        workers: int = 1,
+        proposals: int = 0,
     ) -> None:
-        self.determinizations, self.candidates = determinizations, candidates
+        self.determinizations, self.candidates, self.proposals = determinizations, candidates, proposals
         self.models = tuple(models)
         self.workers = workers
         self.version = -1
@@ -50,7 +56,7 @@ class SearchPool:
         """Search with this network from now on."""
         self.version += 1
         self.checkpoint = checkpoint
-        self.local = _build(checkpoint, self.determinizations, self.candidates, self.models)
+        self.local = _build(checkpoint, self.budget)
 
     def search(self, points: Sequence[DecisionPoint], rngs: Sequence[np.random.Generator]) -> list[SearchResult]:
         """Every decision's result, in order (``rngs[i]`` draws decision ``i``'s deals and models)."""
@@ -59,7 +65,7 @@ class SearchPool:
         if self.pool is None or len(points) < 2:
             return self.local.search(points, rngs)
         cuts = np.array_split(np.arange(len(points)), min(self.workers, len(points)))
-        budget = (self.determinizations, self.candidates, self.models)
+        budget = self.budget
         futures = [
             self.pool.submit(
                 _search_share, self.version, self.checkpoint, budget, [points[i] for i in c], [rngs[i] for i in c]
@@ -71,18 +77,24 @@ class SearchPool:
             results += future.result()
         return results
 
+    @property
+    def budget(self) -> tuple[int, int, tuple[OpponentModel, ...], int]:
+        """What :func:`_build` needs besides the network: deals, candidates, models, proposals."""
+        return (self.determinizations, self.candidates, self.models, self.proposals)
+
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
             self.pool = None
 
 
-def _build(
-    checkpoint: PolicyCheckpoint, determinizations: int, candidates: int, models: Sequence[OpponentModel]
-) -> BatchedSearch:
+def _build(checkpoint: PolicyCheckpoint, budget: tuple[int, int, tuple[OpponentModel, ...], int]) -> BatchedSearch:
+    determinizations, candidates, models, proposals = budget
     # The engine's default playout tables (about 100 MB), or one decision's if it needs more.
-    tables = max(16_384, determinizations * candidates)
-    return BatchedSearch(checkpoint, determinizations, candidates, opponent_models=models, max_tables=tables)
+    tables = max(16_384, determinizations * candidates, proposals)
+    return BatchedSearch(
+        checkpoint, determinizations, candidates, opponent_models=models, proposals=proposals, max_tables=tables
+    )
 
 
 _WORKER: dict[int, BatchedSearch] = {}
@@ -92,11 +104,11 @@ _WORKER: dict[int, BatchedSearch] = {}
 def _search_share(
     version: int,
     checkpoint: PolicyCheckpoint,
-    budget: tuple[int, int, tuple[OpponentModel, ...]],
+    budget: tuple[int, int, tuple[OpponentModel, ...], int],
     points: list[DecisionPoint],
     rngs: list[np.random.Generator],
 ) -> list[SearchResult]:
     if version not in _WORKER:
         _WORKER.clear()
-        _WORKER[version] = _build(checkpoint, *budget)
+        _WORKER[version] = _build(checkpoint, budget)
     return _WORKER[version].search(points, rngs)
