@@ -1,0 +1,103 @@
+"""The network's gain per iteration of expert iteration: the table of docs/expert_iteration.md.
+
+    cd benchmarks && nice -n 10 python expert_gain.py --markdown ../docs/expert_iteration.md
+    cd benchmarks && python expert_gain.py --run RUN_FOLDER --markdown ../docs/expert_iteration.md
+
+Runs ``train.py --config configs/expert.yaml`` (``trainer: expert``; ``--set`` overrides pass through, the final
+evaluation is skipped) and reads the evaluations the trainer made before its first iteration and after every
+one (``final/trainer.json``): each network **alone** — greedy moves, no search — in duplicate against
+``n - 1`` copies of each of the config's ``eval_opponents`` on the same ``eval_deals`` deals of ``eval_seed``
+(every deal once per seat rotation; X/hand with a 95 % interval over deals). ``--run`` reads a finished
+run's folder instead of training (the same numbers: a run is reproducible from its config and seed).
+
+The gain of an iteration is its network's X/hand minus the previous network's, on the same deals. It is a
+difference of two intervals' centres, not a test: where the intervals overlap, it may be noise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+from common import command_line, machine_line, write_section
+
+from training.trainers import config_from_dict
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def train(config: Path, overrides: list[str], runs: Path) -> Path:
+    """Run ``train.py`` on ``config`` into a new folder under ``runs``; return the run's folder."""
+    runs.mkdir(parents=True, exist_ok=True)
+    before = set(runs.iterdir())
+    sets = [x for o in [*overrides, "final_eval_deals=0", f"run_dir={runs}"] for x in ("--set", o)]
+    subprocess.run([sys.executable, str(ROOT / "train.py"), "--config", str(config), *sets], check=True, cwd=ROOT)
+    [run] = set(runs.iterdir()) - before
+    return run
+
+
+def table(run: Path) -> tuple[str, str]:
+    """The Markdown table of a run's evaluations and a plain verdict on the gain."""
+    state = json.loads((run / "final" / "trainer.json").read_text(encoding="utf-8"))
+    config = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
+    opponents = config["eval_opponents"]
+    seats = int(config.get("rules", {}).get("n_players", 4)) - 1
+    history = state["history"]
+    head = "| iteration | learner steps | wall min | " + " | ".join(
+        f"vs {o} x{seats}: X/hand [95% CI] | gain" for o in opponents
+    )
+    lines = [head + " |", "|---:|---:|---:|" + "---:|---:|" * len(opponents)]
+    for i, row in enumerate(history):
+        cells = [str(int(row["iteration"])), f"{int(row['step']):,}", f"{row['wall_seconds'] / 60:.0f}"]
+        for o in opponents:
+            x = row[f"x_per_hand_vs_{o}"]
+            gain = "" if i == 0 else f"{x - history[i - 1][f'x_per_hand_vs_{o}']:+.2f}"
+            cells += [f"{x:+.2f} [{row[f'ci_low_vs_{o}']:+.2f}, {row[f'ci_high_vs_{o}']:+.2f}]", gain]
+        lines.append("| " + " | ".join(cells) + " |")
+    first, last = history[0], history[-1]
+    verdict = []
+    for o in opponents:
+        change = last[f"x_per_hand_vs_{o}"] - first[f"x_per_hand_vs_{o}"]
+        apart = last[f"ci_low_vs_{o}"] > first[f"ci_high_vs_{o}"] or last[f"ci_high_vs_{o}"] < first[f"ci_low_vs_{o}"]
+        word = "gained" if change > 0 else "lost"
+        verdict.append(
+            f"against {o} x{seats} the network {word} {abs(change):.2f} X/hand over {int(last['iteration'])} "
+            f"iterations ({'the intervals do not overlap' if apart else 'the intervals overlap'})"
+        )
+    return "\n".join(lines), "After the last iteration, " + "; ".join(verdict) + "."
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--config", type=Path, default=ROOT / "configs" / "expert.yaml")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], help="a train.py --set override")
+    parser.add_argument("--runs", type=Path, default=ROOT / "runs", help="where the run's folder goes")
+    parser.add_argument("--run", type=Path, default=None, help="a finished run's folder: read it, do not train")
+    parser.add_argument("--markdown", default=None, help="also write the table to this Markdown file")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    run = args.run if args.run is not None else train(args.config.resolve(), args.overrides, args.runs.resolve())
+    rows, verdict = table(run)
+    config = config_from_dict(yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8")), saved=True).to_dict()
+    keys = ("init_from", "num_tables", "rule_bot_share", "play", "decisions_per_iteration", "determinizations")
+    keys += ("candidates", "proposals", "target_temperature", "learning_rate", "n_epochs", "buffer_iterations")
+    setting = ", ".join(f"{k} {config[k]}" for k in keys)
+    measured = f"{config['eval_deals']} deals in duplicate (seed {config['eval_seed']}), the network alone, greedy"
+    how = (
+        f"Run `{run.name}` ({setting}); {measured}. `{command_line()}` — "
+        f"{machine_line(','.join(map(str, sorted(os.sched_getaffinity(0)))))}, {time.perf_counter() - started:.0f} s"
+    )
+    body = "\n\n".join([rows, verdict, how])
+    print(body)
+    if args.markdown:
+        write_section(args.markdown, Path(sys.argv[0]).stem, body)
+
+
+if __name__ == "__main__":
+    main()
