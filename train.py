@@ -5,7 +5,7 @@
     python train.py --set total_timesteps=2000000 --set rules.n_players=3
     python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
 
-Three trainers, chosen by the config's ``trainer:`` key, each a folder of ``training/`` with one entry
+Four trainers, chosen by the config's ``trainer:`` key, each a folder of ``training/`` with one entry
 point, ``train(config, run_dir, resume)`` (``training.trainers``):
 
 * ``batched`` (the default, ``training.batched``): thousands of tables of :class:`sam_env.VectorEnv`
@@ -17,6 +17,10 @@ point, ``train(config, run_dir, resume)`` (``training.trainers``):
   seat from snapshots and the ``random``, ``greedy`` and ``heuristic`` bots.
 * ``rllib`` (``training.rllib``, the ``rllib`` extra): multi-agent PPO on Ray RLlib, every seat a
   module, on one machine or a cluster (``--address``, docs/rllib.md).
+* ``expert`` (``training.expert``): expert iteration — a determinized search over the network, batched
+  over the decisions of many ``VectorEnv`` tables, is distilled into it (cross-entropy to the search's
+  move, squared error to its value), and the new network plays the next search's rollouts
+  (docs/expert_iteration.md).
 
 Along the way a run evaluates the policy in small duplicate tournaments (``evaluation``); at the end
 it is evaluated against every baseline and the table, with 95 % confidence intervals, is printed.
