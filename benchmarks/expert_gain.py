@@ -11,7 +11,10 @@ one (``final/trainer.json``): each network **alone** — greedy moves, no search
 run's folder instead of training (the same numbers: a run is reproducible from its config and seed).
 
 The gain of an iteration is its network's X/hand minus the previous network's, on the same deals. It is a
-difference of two intervals' centres, not a test: where the intervals overlap, it may be noise.
+difference of two intervals' centres, not a test: where the intervals overlap, it may be noise. Beside it, what
+the trainer logged of the iteration: decisions searched, how often the search chose the network's most probable
+move, the search's value of its move minus that of the network's move (in the search's own rollouts, X per
+decision), and how often the distilled network's most probable move is the target's on the last pass.
 """
 
 from __future__ import annotations
@@ -42,6 +45,30 @@ def train(config: Path, overrides: list[str], runs: Path) -> Path:
     return run
 
 
+SEARCH_TAGS = {
+    "search/decisions": "{:,.0f}",
+    "search/agreement": "{:.0%}",
+    "search/value_gain": "{:+.2f}",
+    "train/target_agreement": "{:.0%}",
+}
+"""What the trainer logged of each iteration's search and distillation (TensorBoard), by step."""
+SEARCH_HEAD = "| searched decisions | search = network's move | search's value gain (X) | network = target after |"
+
+
+def search_logs(run: Path) -> dict[int, dict[str, float]]:
+    """The run's :data:`SEARCH_TAGS` by learner step (the step of the iteration's evaluation)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run), size_guidance={"scalars": 0})
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    out: dict[int, dict[str, float]] = {}
+    for tag in SEARCH_TAGS:
+        for event in events.Scalars(tag) if tag in tags else []:
+            out.setdefault(event.step, {})[tag] = event.value
+    return out
+
+
 def table(run: Path) -> tuple[str, str]:
     """The Markdown table of a run's evaluations and a plain verdict on the gain."""
     state = json.loads((run / "final" / "trainer.json").read_text(encoding="utf-8"))
@@ -49,12 +76,14 @@ def table(run: Path) -> tuple[str, str]:
     opponents = config["eval_opponents"]
     seats = int(config.get("rules", {}).get("n_players", 4)) - 1
     history = state["history"]
-    head = "| iteration | learner steps | wall min | " + " | ".join(
-        f"vs {o} x{seats}: X/hand [95% CI] | gain" for o in opponents
-    )
-    lines = [head + " |", "|---:|---:|---:|" + "---:|---:|" * len(opponents)]
+    logs = search_logs(run)
+    head = "| iteration | learner steps | wall min " + SEARCH_HEAD + " "
+    head += " | ".join(f"vs {o} x{seats}: X/hand [95% CI] | gain" for o in opponents)
+    lines = [head + " |", "|---:|---:|---:|---:|---:|---:|---:|" + "---:|---:|" * len(opponents)]
     for i, row in enumerate(history):
         cells = [str(int(row["iteration"])), f"{int(row['step']):,}", f"{row['wall_seconds'] / 60:.0f}"]
+        logged = logs.get(int(row["step"]), {}) if i else {}
+        cells += [SEARCH_TAGS[t].format(logged[t]) if t in logged else "" for t in SEARCH_TAGS]
         for o in opponents:
             x = row[f"x_per_hand_vs_{o}"]
             gain = "" if i == 0 else f"{x - history[i - 1][f'x_per_hand_vs_{o}']:+.2f}"
