@@ -106,6 +106,8 @@ def test_resume_from_a_damaged_checkpoint_fails_with_a_message(smoke: tuple[Path
         ({"eval_opponents": []}, r"eval_opponents = \[\] .* a non-empty list"),
         ({"init_from": ""}, r"init_from = '' .* null or a network bot"),
         ({"critic": "oracle"}, r"of another trainer with trainer: expert: critic \(batched\)"),
+        ({"target_margin": -1}, r"target_margin = -1 .* a number of X >= 0"),
+        ({"target_margin": 2, "target_temperature": 1}, r"the margin picks between two moves, so it needs"),
     ],
 )
 def test_a_bad_config_is_refused_naming_the_field(override: dict[str, object], message: str) -> None:
@@ -203,3 +205,15 @@ def test_policy_targets_are_the_searchs_move_or_a_softmax_over_the_scored_candid
     gap = samples.values[:, 0] - samples.values[:, 1]
     np.testing.assert_allclose(best / other, np.exp(gap), rtol=1e-4)
     assert (soft[~samples.mask] == 0).all()
+
+
+def test_a_margin_keeps_the_networks_move_where_the_search_barely_prefers_another() -> None:
+    base = _search_like_samples(64, seed=7)
+    network_move, other = base.candidates[:, 0], base.candidates[:, 1]
+    gap = np.linspace(-3, 3, base.size).astype(np.float32)  # the other move's value minus the network's move's
+    values = np.stack([base.values[:, 0], base.values[:, 0] + gap], axis=1)
+    search_move = np.where(gap > 0, other, network_move)
+    samples = Samples(base.obs, base.mask, search_move, base.candidates, values)
+    np.testing.assert_array_equal(policy_targets(samples, 0.0).argmax(axis=1), search_move)
+    kept = policy_targets(samples, 0.0, margin=1.0).argmax(axis=1)
+    np.testing.assert_array_equal(kept, np.where(gap >= 1.0, other, network_move))

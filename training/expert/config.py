@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config import RunConfig, refuse_panel_bots, require_field
+from ..config import ConfigError, RunConfig, refuse_panel_bots, require_field
 
 PLAYS = ("search", "network")
 MAX_RULE_BOT_SHARE = 0.25
@@ -69,6 +69,10 @@ class ExpertConfig(RunConfig):
         buffer_iterations: iterations whose targets the distillation trains on (the newest ones).
         target_temperature: 0: the policy target is the search's move; > 0: the distribution
             ``softmax(values / target_temperature)`` over the searched candidates (values in X).
+        target_margin: with ``target_temperature`` 0: the search's move is the target only where the
+            search values it at least this many X above the network's own most probable move; elsewhere
+            that move is (a near-tie on a few dozen deals is noise: imitating it moves the network off
+            what it already plays well). 0: always the search's move.
         learning_rate: Adam's step size.
         n_epochs: passes over the buffer per iteration.
         batch_size: minibatch size.
@@ -94,6 +98,7 @@ class ExpertConfig(RunConfig):
     search_workers: int = 1
     buffer_iterations: int = 2
     target_temperature: float = 0.0
+    target_margin: float = 0.0
     learning_rate: float = 1e-4
     n_epochs: int = 4
     batch_size: int = 256
@@ -124,6 +129,12 @@ class ExpertConfig(RunConfig):
         )
         require_field("play", self.play, self.play in PLAYS, f"one of {list(PLAYS)}")
         self._require_number("target_temperature", lambda v: v >= 0, "a number >= 0 (0: the search's move)")
+        self._require_number("target_margin", lambda v: v >= 0, "a number of X >= 0 (0: always the search's move)")
+        if self.target_margin and self.target_temperature:
+            raise ConfigError(
+                f"config fields target_margin = {self.target_margin} and target_temperature = "
+                f"{self.target_temperature}: the margin picks between two moves, so it needs target_temperature: 0"
+            )
         for name in ("learning_rate", "max_grad_norm"):
             self._require_number(name, lambda v: v > 0, "a number > 0")
         models = self.search_models

@@ -1,7 +1,9 @@
 """Distilling the search into the network: its targets, the replay buffer, the loss and the update.
 
 The policy learns the search's choice by cross-entropy of the masked softmax to a target
-distribution over the legal moves: the search's move (a one-hot, ``temperature`` 0) or
+distribution over the legal moves: the search's move (a one-hot, ``temperature`` 0; with a
+``margin``, only where the search values it that much above the network's own move — a near-tie
+on a few dozen deals is noise, and imitating noise moves the network off what it plays well) or
 ``softmax(values / temperature)`` over the candidates the search scored (their mean money in X; the
 moves it did not score get nothing). The critic learns the search's value of its move, the money
 from the decision to the end of the hand × ``reward_scale``: what the PPO trainers' critic
@@ -77,12 +79,17 @@ class Samples:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-def policy_targets(samples: Samples, temperature: float) -> np.ndarray:
-    """``float32[k, 201]``: the distribution the policy is trained toward at each decision."""
+def policy_targets(samples: Samples, temperature: float, margin: float = 0.0) -> np.ndarray:
+    """``float32[k, 201]``: the distribution the policy is trained toward at each decision.
+
+    With ``temperature`` 0 it is one move: the search's where its value beats the value of the
+    network's own most probable move (the first candidate) by at least ``margin`` X, else that move.
+    """
     target = np.zeros(samples.mask.shape, dtype=np.float32)
     rows = np.arange(samples.size)
     if temperature == 0:
-        target[rows, samples.move] = 1.0
+        sure = samples.value - samples.values[:, 0] >= margin
+        target[rows, np.where(sure, samples.move, samples.candidates[:, 0])] = 1.0
         return target
     values = np.where(np.isnan(samples.values), -np.inf, samples.values.astype(np.float64))
     logits = (values - values.max(axis=1, keepdims=True)) / temperature
@@ -114,6 +121,7 @@ class DistillSettings:
     max_grad_norm: float
     temperature: float
     reward_scale: float
+    margin: float = 0.0
 
 
 def distill(
@@ -129,7 +137,7 @@ def distill(
     device = next(net.parameters()).device
     obs = torch.from_numpy(samples.obs).to(device)
     mask = torch.from_numpy(samples.mask).to(device)
-    target = torch.from_numpy(policy_targets(samples, settings.temperature)).to(device)
+    target = torch.from_numpy(policy_targets(samples, settings.temperature, settings.margin)).to(device)
     value = torch.from_numpy(samples.value * np.float32(settings.reward_scale)).to(device)
     actor = [*net.mlp_extractor.policy_net.parameters(), *net.action_net.parameters()]
     critic = [*net.mlp_extractor.value_net.parameters(), *net.value_net.parameters()]

@@ -81,6 +81,7 @@ class ExpertTrainer:
             batch_size=config.batch_size,
             max_grad_norm=config.max_grad_norm,
             temperature=config.target_temperature,
+            margin=config.target_margin,
             reward_scale=config.reward_scale,
         )
         self.logger = logger
