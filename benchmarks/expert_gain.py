@@ -109,6 +109,7 @@ def main() -> None:
     parser.add_argument("--runs", type=Path, default=ROOT / "runs", help="where the run's folder goes")
     parser.add_argument("--run", type=Path, default=None, help="a finished run's folder: read it, do not train")
     parser.add_argument("--markdown", default=None, help="also write the table to this Markdown file")
+    parser.add_argument("--section", default=Path(__file__).stem, help="the page's section to replace (markers)")
     args = parser.parse_args()
     started = time.perf_counter()
     run = args.run if args.run is not None else train(args.config.resolve(), args.overrides, args.runs.resolve())
@@ -125,7 +126,7 @@ def main() -> None:
     body = "\n\n".join([rows, verdict, how])
     print(body)
     if args.markdown:
-        write_section(args.markdown, Path(sys.argv[0]).stem, body)
+        write_section(args.markdown, args.section, body)
 
 
 if __name__ == "__main__":
