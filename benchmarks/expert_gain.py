@@ -116,7 +116,8 @@ def main() -> None:
     rows, verdict = table(run)
     config = config_from_dict(yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8")), saved=True).to_dict()
     keys = ("init_from", "num_tables", "rule_bot_share", "play", "decisions_per_iteration", "determinizations")
-    keys += ("candidates", "proposals", "target_temperature", "learning_rate", "n_epochs", "buffer_iterations")
+    keys += ("candidates", "proposals", "target_temperature", "target_margin", "learning_rate", "n_epochs")
+    keys += ("buffer_iterations", "total_timesteps")
     setting = ", ".join(f"{k} {config[k]}" for k in keys)
     measured = f"{config['eval_deals']} deals in duplicate (seed {config['eval_seed']}), the network alone, greedy"
     how = (
