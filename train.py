@@ -19,6 +19,10 @@ point, ``train(config, run_dir, resume)`` (``training.trainers``):
   actors on one machine or a cluster (``--address``, docs/rllib.md); the same configs and checkpoints.
 * ``rllib`` (``training.rllib``, the ``rllib`` extra): multi-agent PPO on Ray RLlib, every seat a
   module, on one machine or a cluster (``--address``, docs/rllib.md).
+* ``expert`` (``training.expert``): expert iteration — a determinized search over the network, batched
+  over the decisions of many ``VectorEnv`` tables, is distilled into it (cross-entropy to the search's
+  move, squared error to its value), and the new network plays the next search's rollouts
+  (docs/expert_iteration.md).
 
 Along the way a run evaluates the policy in small duplicate tournaments (``evaluation``); at the end
 it is evaluated against every baseline and the table, with 95 % confidence intervals, is printed.

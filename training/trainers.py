@@ -14,10 +14,11 @@ from typing import Any
 
 from sam_env.deprecation import warn_deprecated
 
-from . import batched, rllib, sb3
+from . import batched, expert, rllib, sb3
 from . import ray as on_ray
 from .batched.config import BatchedConfig
 from .config import ConfigError, RunConfig, TrainResult, load_config_data
+from .expert.config import ExpertConfig
 from .ray.config import RayConfig
 from .rllib.config import RLlibConfig
 from .sb3.config import SB3Config
@@ -39,6 +40,7 @@ TRAINERS: dict[str, Trainer] = {
     "sb3": Trainer(SB3Config, sb3.train),
     "ray": Trainer(RayConfig, on_ray.train, on_ray=True),
     "rllib": Trainer(RLlibConfig, rllib.train, resumes=False, on_ray=True),
+    "expert": Trainer(ExpertConfig, expert.train),
 }
 DEFAULT_TRAINER = "batched"
 SAVED_DEFAULT_TRAINER = "sb3"

@@ -14,6 +14,7 @@ import yaml
 from training.batched.config import BatchedConfig
 from training.checkpoints import run_dir_of
 from training.config import ConfigError, MaskedPPOConfig, RunConfig
+from training.expert.config import ExpertConfig
 from training.ray.config import RayConfig
 from training.rllib.config import RLlibConfig
 from training.sb3.config import SB3Config
@@ -37,6 +38,7 @@ def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
         "sb3": SB3Config,
         "ray": RayConfig,
         "rllib": RLlibConfig,
+        "expert": ExpertConfig,
     }
     shared = {f.name for f in dataclasses.fields(RunConfig)}
     for name, trainer in TRAINERS.items():
