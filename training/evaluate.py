@@ -6,11 +6,15 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agents.ppo.checkpoint import PolicyCheckpoint
 from evaluation.report import markdown_table, text_table
 from evaluation.stats import Summary
 from evaluation.tournament import Match, run_matches
+
+if TYPE_CHECKING:
+    from stable_baselines3.common.logger import Logger
 
 
 def evaluate(
@@ -48,3 +52,31 @@ def final_evaluation(
     (run_dir / "evaluation.md").write_text(f"{title}\n\n{markdown_table(summaries, [])}", encoding="utf-8")
     report = {**report, "eval_seed": seed, "matches": [s.to_dict() for s in summaries]}
     (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+def record_evaluation(
+    row: dict[str, float], opponents: Sequence[str], summaries: Sequence[Summary], logger: Logger | None, seats: int
+) -> str:
+    """Add a during-run evaluation to ``row`` (its ``step`` and the trainer's own fields) and to TensorBoard.
+
+    Every trainer logs the same ``eval/x_per_hand_vs_<bot>``, ``eval/ci_low_vs_<bot>``, ``eval/ci_high_vs_<bot>``
+    and ``eval/win_rate_vs_<bot>`` scalars, which ``training.curves`` reads back; returns the progress line's
+    summary, ``vs <bot> x<seats> X/hand [CI], …``.
+    """
+    for name, s in zip(opponents, summaries, strict=True):
+        row[f"x_per_hand_vs_{name}"] = s.x_per_hand
+        row[f"ci_low_vs_{name}"] = s.ci_low
+        row[f"ci_high_vs_{name}"] = s.ci_high
+        row[f"win_rate_vs_{name}"] = s.win_rate
+    if logger is not None:
+        for key, value in row.items():
+            if key != "step":
+                logger.record(f"eval/{key}", value)
+        logger.dump(row["step"])
+    return (
+        ", ".join(
+            f"vs {name} x{seats} {s.x_per_hand:+.2f} [{s.ci_low:+.2f}, {s.ci_high:+.2f}]"
+            for name, s in zip(opponents, summaries, strict=True)
+        )
+        + f" X/hand over {summaries[0].deals} deals"
+    )

@@ -26,7 +26,7 @@ from evaluation.stats import METRICS
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 from ..config import ConfigError
-from ..evaluate import evaluate
+from ..evaluate import evaluate, record_evaluation
 from ..schedule import StepSchedule
 from ..speed import SpeedMeter
 from ..widen import can_widen, widen
@@ -233,28 +233,12 @@ class BatchedTrainer:
         summaries = evaluate(self.snapshot(), label, c.eval_opponents, c.eval_deals, c.eval_seed)
         self.seconds["eval"] += time.perf_counter() - clock
         row: dict[str, float] = {"step": step, "wall_seconds": time.perf_counter() - self.wall_start}
-        for name, s in zip(c.eval_opponents, summaries, strict=True):
-            row[f"x_per_hand_vs_{name}"] = s.x_per_hand
-            row[f"ci_low_vs_{name}"] = s.ci_low
-            row[f"ci_high_vs_{name}"] = s.ci_high
-            row[f"win_rate_vs_{name}"] = s.win_rate
+        line = record_evaluation(row, c.eval_opponents, summaries, self.logger, c.rule_config.n_players - 1)
         self.history.append(row)
-        if self.logger is not None:
-            for key, value in row.items():
-                if key != "step":
-                    self.logger.record(f"eval/{key}", value)
-            self.logger.dump(step)
         first = summaries[0]
         self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
         if bar is not None:
-            bar.write(
-                f"step {step:>10,} ({row['wall_seconds']:.0f} s): "
-                + ", ".join(
-                    f"vs {name} x{c.rule_config.n_players - 1} {s.x_per_hand:+.2f} [{s.ci_low:+.2f}, {s.ci_high:+.2f}]"
-                    for name, s in zip(c.eval_opponents, summaries, strict=True)
-                )
-                + f" X/hand over {first.deals} deals"
-            )
+            bar.write(f"step {step:>10,} ({row['wall_seconds']:.0f} s): {line}")
 
     def _log(self, train_logs: dict[str, float], stats: object, start_step: int, started: float, bar: tqdm) -> None:
         elapsed = time.perf_counter() - started

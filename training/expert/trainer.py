@@ -25,7 +25,7 @@ from agents.search.models import OpponentModel
 from sam_env import N_ACTIONS
 
 from ..config import ConfigError
-from ..evaluate import evaluate
+from ..evaluate import evaluate, record_evaluation
 from ..widen import can_widen, widen
 from .config import ExpertConfig
 from .distill import DistillSettings, Samples, distill
@@ -165,29 +165,12 @@ class ExpertTrainer:
             "iteration": self.iteration,
             "wall_seconds": time.perf_counter() - self.wall_start,
         }
-        for name, s in zip(c.eval_opponents, summaries, strict=True):
-            row[f"x_per_hand_vs_{name}"] = s.x_per_hand
-            row[f"ci_low_vs_{name}"] = s.ci_low
-            row[f"ci_high_vs_{name}"] = s.ci_high
-            row[f"win_rate_vs_{name}"] = s.win_rate
+        line = record_evaluation(row, c.eval_opponents, summaries, self.logger, c.rule_config.n_players - 1)
         self.history.append(row)
-        if self.logger is not None:
-            for key, value in row.items():
-                if key != "step":
-                    self.logger.record(f"eval/{key}", value)
-            self.logger.dump(step)
         first = summaries[0]
         self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
         if bar is not None:
-            seats = c.rule_config.n_players - 1
-            bar.write(
-                f"iteration {self.iteration}, step {step:,} ({row['wall_seconds']:.0f} s): "
-                + ", ".join(
-                    f"vs {name} x{seats} {s.x_per_hand:+.2f} [{s.ci_low:+.2f}, {s.ci_high:+.2f}]"
-                    for name, s in zip(c.eval_opponents, summaries, strict=True)
-                )
-                + f" X/hand over {first.deals} deals"
-            )
+            bar.write(f"iteration {self.iteration}, step {step:,} ({row['wall_seconds']:.0f} s): {line}")
 
     def speed(self) -> dict[str, float | int]:
         """This process's speed (``speed.json``): over the run, and after the first iteration (the
