@@ -1,11 +1,11 @@
 """Train a Sâm Lốc bot by self-play, then evaluate it in duplicate against the baselines.
 
-    python train.py                                     # configs/default.yaml: batched self-play, 4M steps
+    python train.py                                     # configs/default.yaml: batched self-play, 3M steps
     python train.py --config configs/sb3.yaml           # sb3-contrib MaskablePPO against Python bots
     python train.py --set total_timesteps=2000000 --set rules.n_players=3
     python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
 
-Four trainers, chosen by the config's ``trainer:`` key, each a folder of ``training/`` with one entry
+Five trainers, chosen by the config's ``trainer:`` key, each a folder of ``training/`` with one entry
 point, ``train(config, run_dir, resume)`` (``training.trainers``):
 
 * ``batched`` (the default, ``training.batched``): thousands of tables of :class:`sam_env.VectorEnv`
