@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from env_helpers import ALL_INSTANT_WINS, CONFIGS, random_legal
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import sam_env
@@ -51,6 +51,7 @@ def formable(counts: list[int], action: int) -> bool:
 
 @settings(max_examples=100, deadline=None)
 @given(rules=RULE_CONFIGS, seed=st.integers(0, 2**32 - 1))
+@example(rules=RuleConfig(n_players=2, allow_sam=False, instant_wins=frozenset({"four_twos"})), seed=119475205)
 def test_masks_are_the_engines_legal_moves(rules: RuleConfig, seed: int) -> None:
     env = sam_env.raw_env(rules=rules)
     env.reset(seed=seed)
@@ -75,7 +76,10 @@ def test_masks_are_the_engines_legal_moves(rules: RuleConfig, seed: int) -> None
             assert np.array_equal(mask.astype(bool), shadow.legal_mask())
             legal = np.flatnonzero(mask).tolist()
             assert legal, "the seat to act always has a move"
-            if hand.phase is Phase.SAM_DECISION:
+            if hand.phase is Phase.SAM_DECISION and hand.instant_win is not None:
+                # an instant winner's one forced move reveals the win (docs/rules.md §9)
+                assert [COMBOS[a].name for a in legal] == ["decline_sam"]
+            elif hand.phase is Phase.SAM_DECISION:
                 assert [COMBOS[a].name for a in legal] == ["declare_sam", "decline_sam"]
             else:
                 assert all(formable(counts, a) for a in legal)
