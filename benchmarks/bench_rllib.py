@@ -158,12 +158,22 @@ def main() -> None:
     print(header)
     print("\n".join(lines))
     if args.markdown is not None:
-        args.markdown.write_text(page(header, lines, args), encoding="utf-8")
+        shared = max(load_before[1], load_after[1]) > 0.5 * (os.cpu_count() or 1)
+        args.markdown.write_text(page(header, lines, args, shared), encoding="utf-8")
         print(f"wrote {args.markdown}")
 
 
-def page(header: str, lines: list[str], args: argparse.Namespace) -> str:
-    command = f"nice -n 10 python benchmarks/bench_rllib.py --steps {args.steps} --rllib-steps {args.rllib_steps}"
+def page(header: str, lines: list[str], args: argparse.Namespace, shared: bool) -> str:
+    """The docs page; ``shared``: the load average says other jobs ran on the cores during the measurement."""
+    command = f"python benchmarks/bench_rllib.py --steps {args.steps} --rllib-steps {args.rllib_steps}"
+    load_note = (
+        "**The machine was shared**: these cores also ran other jobs during the measurement (the load average "
+        "above), so every row is lower than on an idle machine, and by an amount that changes while the script "
+        "runs; compare the rows of this one run (the ratio column), not the absolute figures with other pages."
+        if shared
+        else "The machine was otherwise idle (the load average above); the ratio column compares rows of this one "
+        "run, the figure to compare with other pages' rows measured the same way."
+    )
     return "\n".join(
         [
             "# Training throughput on Ray: the local trainer, `trainer: ray` and `trainer: rllib`",
@@ -173,9 +183,7 @@ def page(header: str, lines: list[str], args: argparse.Namespace) -> str:
             "",
             f"{header}.",
             "",
-            "**The machine is shared**: these 2 cores also ran other people's jobs during the measurement, so "
-            "every row is lower than on an idle machine, and by an amount that changes while the script runs; "
-            "compare the rows of this one run (the ratio column), not the absolute figures with other pages.",
+            load_note,
             "",
             *lines,
             "",
