@@ -40,8 +40,8 @@ async function open(body) {
     $("replay-hand").replaceChildren(...data.hands.map((h) => el("option", {value: h.index,
       text: `#${h.index}: ${h.bots.join(", ")} — ${REASONS[h.reason] || h.reason}, ${h.moves} moves`})));
     showMessage($("replay-message"), "");
-    $("replay-view").hidden = false;
     await loadHand(0);
+    $("replay-view").hidden = false;  // shown once its first hand is drawn, never empty
   } catch (err) {
     showMessage($("replay-message"), err.message);
   }
