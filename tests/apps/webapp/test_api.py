@@ -213,5 +213,7 @@ def test_a_ppo_search_game_does_not_delay_another_games_responses(live: str) -> 
         done.wait()
         assert answer[0].status_code == 200, answer[0].text
         assert [m["player"] for m in answer[0].json()["moves"]][:1] == ["ppo_search"]
-        assert answered_meanwhile >= 5, "the other game's requests waited for ppo_search"
+        # a server that let ppo_search block the event loop would answer none of them before it is done;
+        # more than one rules out a lucky race with the end of the search (how many fit depends on the load)
+        assert answered_meanwhile >= 2, "the other game's requests waited for ppo_search"
         assert refused_as_busy >= 1
