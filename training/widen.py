@@ -60,3 +60,17 @@ def widen(checkpoint: PolicyCheckpoint, arch: PolicyArch, seed: int = 0) -> Poli
     metadata["policy"] = {**metadata["policy"], **arch.to_dict()}
     metadata["widened_from"] = {"source": checkpoint.source, "layers": source.to_dict()}
     return PolicyCheckpoint.in_memory(new, metadata, f"{checkpoint.source} widened to {arch}")
+
+
+def fitted_to(start: PolicyCheckpoint, arch: PolicyArch, init_from: str, seed: int) -> PolicyCheckpoint:
+    """``start`` (the network named by ``init_from``) as a run of layers ``arch`` begins from it: itself, or
+    widened when narrower; any other shape is a :class:`ConfigError` naming ``init_from``."""
+    if start.arch == arch:
+        return start
+    if not can_widen(start.arch, arch):
+        raise ConfigError(
+            f"init_from: {init_from!r} has layers {start.arch}, the config {arch} "
+            "(a narrower network starts a run widened: the same depth and activation, "
+            "no layer wider than the config's)"
+        )
+    return widen(start, arch, seed=seed)

@@ -29,7 +29,7 @@ from ..config import ConfigError
 from ..evaluate import evaluate, record_evaluation
 from ..schedule import StepSchedule
 from ..speed import SpeedMeter
-from ..widen import can_widen, widen
+from ..widen import fitted_to
 from .config import BatchedConfig
 from .network import OracleCritic, frozen_actor
 from .ppo import PPOSettings, update
@@ -94,15 +94,7 @@ class BatchedTrainer:
             self.seating.add(frozen_actor(network_of(spec, rules, "fixed_opponents"), self.device), keep=0, fixed=True)
         if config.init_from is not None and start_step == 0:
             start = network_of(config.init_from, rules, "init_from")
-            if start.arch != config.arch:
-                if not can_widen(start.arch, config.arch):
-                    raise ConfigError(
-                        f"init_from: {config.init_from!r} has layers {start.arch}, the config {config.arch} "
-                        "(a narrower network starts a run widened: the same depth and activation, "
-                        "no layer wider than the config's)"
-                    )
-                start = widen(start, config.arch, seed=config.seed)
-            self.net.load_tensors(start.tensors)
+            self.net.load_tensors(fitted_to(start, config.arch, config.init_from, config.seed).tensors)
         self.oracle = (
             OracleCritic(self.net, self.venv.hidden_size).to(self.device) if config.critic == "oracle" else None
         )

@@ -24,9 +24,8 @@ from agents.ppo.network import ActorCritic
 from agents.search.models import OpponentModel
 from sam_env import N_ACTIONS
 
-from ..config import ConfigError
 from ..evaluate import evaluate, record_evaluation
-from ..widen import can_widen, widen
+from ..widen import fitted_to
 from .config import ExpertConfig
 from .distill import DistillSettings, Samples, distill
 from .generate import IterationGames, SelfPlay
@@ -62,15 +61,7 @@ class ExpertTrainer:
         self.net = ActorCritic.fresh(config.arch, self.selfplay.venv.observation_size, N_ACTIONS)
         if config.init_from is not None and fresh:
             start = network_of(config.init_from, rules, "init_from")
-            if start.arch != config.arch:
-                if not can_widen(start.arch, config.arch):
-                    raise ConfigError(
-                        f"init_from: {config.init_from!r} has layers {start.arch}, the config {config.arch} "
-                        "(a narrower network starts a run widened: the same depth and activation, "
-                        "no layer wider than the config's)"
-                    )
-                start = widen(start, config.arch, seed=config.seed)
-            self.net.load_tensors(start.tensors)
+            self.net.load_tensors(fitted_to(start, config.arch, config.init_from, config.seed).tensors)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate, eps=1e-5)
         models = search_models(config)
         self.search = SearchPool(
