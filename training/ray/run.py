@@ -10,16 +10,13 @@ run outlives it. Checkpoints are the batched trainer's (:mod:`training.batched.s
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import ray
 
 from sam_env import N_ACTIONS, VectorEnv
 
-from ..batched.state import restore_batched, save_batched_checkpoint
-from ..batched.trainer import tensorboard_logger
-from ..checkpoints import read_trainer_state
+from ..batched.run import build_trainer, learn_and_save
 from ..config import ConfigError, TrainResult
 from .config import RayConfig
 from .learner import RayTrainer
@@ -64,31 +61,16 @@ def train(config: RayConfig, run_dir: Path, resume: Path | None) -> TrainResult:
             f"but num_cpus = {config.num_cpus}; add --set num_cpus={config.num_env_runners}, or join a cluster "
             "with --address"
         )
-    run_name = run_dir.name
-    state = None if resume is None else read_trainer_state(resume)
-    start_step = 0 if state is None else int(state["num_timesteps"])
     where = start_ray(config)
     try:
-        trainer = RayTrainer(config, start_step, logger=tensorboard_logger(run_dir))
-        if resume is not None and state is not None:
-            restore_batched(resume, state, trainer)
-            print(
-                f"resuming {run_name} at step {trainer.num_timesteps:,} with {len(trainer.pool)} snapshots in the pool"
-            )
+        trainer = build_trainer(RayTrainer, config, run_dir, resume)
         nodes = trainer.collector.nodes()
         print(
-            f"run {run_name}: {config.total_timesteps:,} learner steps, {config.num_env_runners} env runner(s) x "
+            f"run {run_dir.name}: {config.total_timesteps:,} learner steps, {config.num_env_runners} env runner(s) x "
             f"{config.num_tables} tables on {len(set(nodes))} node(s) of {where}, learner on {trainer.device}; "
             f"logs in {run_dir}"
         )
-        started = time.perf_counter()
-
-        def checkpoint(step: int) -> None:
-            save_batched_checkpoint(run_dir / "checkpoints" / f"step_{step:09d}", trainer, run_name)
-
-        trainer.learn(config.total_timesteps, on_checkpoint=checkpoint, label=config.policy_label)
-        seconds = time.perf_counter() - started
-        final = save_batched_checkpoint(run_dir / "final", trainer, run_name)
+        final, seconds = learn_and_save(trainer, config, run_dir)
     finally:
         ray.shutdown()
     split = ", ".join(f"{k} {v:.0f} s" for k, v in trainer.seconds.items())
