@@ -274,7 +274,14 @@ def test_exploit_trains_a_best_response_and_reports_its_margin(tmp_path: Path, c
     assert exploit_main([*argv, *[a for s in small for a in ("--set", s)]]) == 0
     record = json.loads(out.read_text())
     assert record["players"] == 3 and record["steps"] >= 300 and record["summary"]["deals"] == 3
+    assert record["config"] == "exploit.yaml" and not record["from_scratch"]
     assert "approximate exploitability of" in capsys.readouterr().out
+    # From scratch the learner takes the larger steps of a run that learns from scratch.
+    assert exploit_main([*argv, "--from-scratch", *[a for s in small for a in ("--set", s)]]) == 0
+    record = json.loads(out.read_text())
+    assert record["config"] == "exploit_scratch.yaml" and record["from_scratch"]
+    scratch = load_config(ROOT / "configs" / "exploit_scratch.yaml")
+    assert scratch.learning_rate > load_config(ROOT / "configs" / "exploit.yaml").learning_rate
 
 
 def test_exploit_refuses_a_bot_that_is_not_a_network(capsys: pytest.CaptureFixture) -> None:
