@@ -1,7 +1,7 @@
 """Every shipped network on fresh deals: the tables and the figure of docs/ppo_bot.md's "every shipped network".
 
-    cd benchmarks && nice -n 10 python shipped_bots.py --deals 2000 --seed 7 --markdown ../docs/ppo_bot.md \
-        --figure ../docs/shipped_bots.png --json ../results/shipped_bots.json
+    cd benchmarks && nice -n 10 python shipped_bots.py --deals 2000 --seed 7 --workers 1 \
+        --markdown ../docs/ppo_bot.md --figure ../docs/shipped_bots.png --json ../results/shipped_bots.json
 
 For every seat count of ``--players`` and every network shipped for it (``agents/pretrained``), one
 duplicate tournament (:func:`evaluation.tournament.run_matches`: every deal once per seat rotation, X/hand
@@ -40,8 +40,11 @@ from sam_env.core import RuleConfig
 REFERENCE = "ppo_v1"
 """The first 4-seat bot, the second opponent of the 4-seat targets."""
 TARGETS = {"heuristic": {4: 4.0}, REFERENCE: {4: 1.5}}
+"""The issue's targets, X/hand: opponent → seat count → the least a network should score."""
 OTHER_SEATS_TARGET = 3.0
+"""The target against the heuristic at the seat counts ``TARGETS`` does not name."""
 MARGIN_TARGET = 1.0
+"""The least generalization margin against every panel bot."""
 
 
 def networks_for(n_players: int) -> list[str]:
@@ -63,15 +66,18 @@ def plan(networks: Sequence[str], n_players: int) -> list[Match]:
 
 
 def target(opponent: str, n_players: int) -> float:
+    """The issue's target against ``n - 1`` copies of ``opponent`` (NaN: none)."""
     return TARGETS.get(opponent, {}).get(n_players, OTHER_SEATS_TARGET if opponent == BASELINE else float("nan"))
 
 
 def _cell(x: float, low: float, high: float, goal: float | None = None) -> str:
+    """``x [low, high]``, and ✓ or ✗ as ``x`` meets ``goal`` (none for no goal or a NaN one)."""
     mark = "" if goal is None or goal != goal else (" ✓" if x >= goal else " ✗")
     return f"{x:+.2f} [{low:+.2f}, {high:+.2f}]{mark}"
 
 
 def strength_table(by: dict[tuple[str, str], Summary], networks: Sequence[str], n: int) -> str:
+    """A row per network, a column per fixed opponent: X/hand [95 % CI] and the target's mark."""
     opponents = opponents_for(n)
     head = ["network", *(f"vs {o} ×{n - 1} (target ≥ {target(o, n):+.1f})" for o in opponents)]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(opponents)]
@@ -82,6 +88,7 @@ def strength_table(by: dict[tuple[str, str], Summary], networks: Sequence[str], 
 
 
 def _stats(s: Summary) -> tuple[float, float, float]:
+    """X/hand and its 95 % interval."""
     return s.x_per_hand, s.ci_low, s.ci_high
 
 
@@ -143,6 +150,9 @@ def main() -> None:
     sections, margins, record = [], {}, {"deals": args.deals, "seed": args.seed, "seats": {}}
     started = time.perf_counter()
     hands = 0
+    missing = [n for n in args.players if not networks_for(n)]
+    if missing:
+        parser.error(f"--players: no network is shipped for {missing} seats; shipped: {pretrained_names()}")
     for n in args.players:
         rules, networks = RuleConfig(n_players=n), networks_for(n)
         results: list[MatchResult] = run_matches(plan(networks, n), rules, args.deals, args.seed, args.workers)

@@ -274,7 +274,7 @@ def test_exploit_trains_a_best_response_and_reports_its_margin(tmp_path: Path, c
     assert exploit_main([*argv, *[a for s in small for a in ("--set", s)]]) == 0
     record = json.loads(out.read_text())
     assert record["players"] == 3 and record["steps"] >= 300 and record["summary"]["deals"] == 3
-    assert record["config"] == "exploit.yaml" and not record["from_scratch"]
+    assert record["config"] == "exploit.yaml" and not record["from_scratch"] and record["network"] == str(bot)
     assert "approximate exploitability of" in capsys.readouterr().out
     # From scratch the learner takes the larger steps of a run that learns from scratch.
     assert exploit_main([*argv, "--from-scratch", *[a for s in small for a in ("--set", s)]]) == 0
