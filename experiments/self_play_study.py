@@ -30,7 +30,7 @@ from agents.panel import PANEL
 from agents.ppo.checkpoint import load_policy
 from evaluation.panel import BASELINE, panel_matches, per_deal_net
 from evaluation.report import write_section
-from evaluation.stats import mean_ci
+from evaluation.stats import paired_difference
 from evaluation.tournament import MatchResult, run_matches
 from training.curves import evaluation_series, plot_bot_curves
 
@@ -94,9 +94,9 @@ def panel_margins(runs: dict[str, Path], deals: int, seed: int, workers: int | N
     margins: Margins = {}
     for label, by_step in saved.items():
         for step, folder in by_step.items():
-            diffs = {p: net[str(folder), p] - net[BASELINE, p] for p in PANEL}
-            cell = {p: mean_ci(d) for p, d in diffs.items()}
-            cell["mean"] = mean_ci(np.mean(list(diffs.values()), axis=0))
+            cell = {p: paired_difference(net[str(folder), p], net[BASELINE, p]) for p in PANEL}
+            over_panel = {who: np.mean([net[who, p] for p in PANEL], axis=0) for who in (str(folder), BASELINE)}
+            cell["mean"] = paired_difference(over_panel[str(folder)], over_panel[BASELINE])
             margins.setdefault(label, {})[step] = cell
     return margins
 
