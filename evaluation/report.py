@@ -235,6 +235,16 @@ def plot(path: Path, summaries: Sequence[Summary], title: str) -> None:
     plt.close(fig)
 
 
+def read_section(path: str, name: str) -> str | None:
+    """The body of script ``name``'s section in a Markdown file, or None where the file or section is missing."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    file = Path(path)
+    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    if start not in text or end not in text:
+        return None
+    return text.split(start, 1)[1].split(end, 1)[0].strip("\n")
+
+
 def write_section(path: str, name: str, body: str) -> None:
     """Replace the section of script ``name`` in a Markdown file (or append it), leaving the rest alone.
 
