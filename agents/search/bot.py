@@ -56,7 +56,7 @@ docs/ppo_bot.md#budget-and-cost).
 Why inference: uniform deals ignore what the other seats' play says about their cards, the classic
 weakness of perfect-information Monte Carlo; weighing deals by how well the models explain that play is
 the usual remedy in Skat and Bridge programs. It is shipped at 4 seats, where a paired trial chose it, at
-about three times the CPU of the uniform search (docs/ppo_bot.md#inference-from-the-hands-history; the
+several times the CPU of the uniform search (docs/ppo_bot.md#inference-from-the-hands-history; the
 bot's strength on fresh deals: docs/ppo_bot.md#against-the-heuristic-and-ppo_v1).
 
 The bot reads only its own view (``SeatView``: its hand, the public history), never the other

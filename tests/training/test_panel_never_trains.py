@@ -15,10 +15,8 @@ import yaml
 from agents.panel import PANEL
 from training.batched.config import BatchedConfig
 from training.config import ConfigError, OpponentMix, apply_overrides
-from training.expert.config import ExpertConfig
 from training.rllib.config import RLlibConfig
-from training.sb3.config import SB3Config
-from training.trainers import config_from_dict
+from training.trainers import TRAINERS, config_from_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
@@ -57,8 +55,9 @@ def test_no_config_in_configs_seats_a_panel_bot(path: Path) -> None:
     assert list(_panel_names_outside_eval(data)) == []
 
 
-@pytest.mark.parametrize("config_class", [BatchedConfig, SB3Config, RLlibConfig, ExpertConfig])
-def test_no_config_default_seats_a_panel_bot(config_class: type) -> None:
+@pytest.mark.parametrize("trainer", sorted(TRAINERS))
+def test_no_config_default_seats_a_panel_bot(trainer: str) -> None:
+    config_class = TRAINERS[trainer].config
     assert list(_panel_names_outside_eval(config_class().to_dict())) == []
 
 

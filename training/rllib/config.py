@@ -33,7 +33,7 @@ class RLlibConfig(RunConfig):
         rollout_fragment_length: steps of each table per ``sample()`` call of an env runner. Small
             on purpose: in RLlib 2.60 a multi-agent env runner converts every hand finished in the
             current call again at each step, so a call's cost grows with the square of its hands
-            (measured: 1.84 ms CPU per step in calls of 4,096 steps, 0.73 ms in calls of 512).
+            (measured in docs/rllib.md).
         num_cpus: CPUs of the local Ray instance this run starts (ignored when joining a cluster).
         torch_threads: (shared field) torch threads of the driver, which runs the learner (and the env
             runner when ``num_env_runners`` is 0); Ray gives each env runner actor one thread per CPU it holds.
