@@ -235,11 +235,16 @@ def plot(path: Path, summaries: Sequence[Summary], title: str) -> None:
     plt.close(fig)
 
 
-def read_section(path: str, name: str) -> str | None:
-    """The body of script ``name``'s section in a Markdown file, or None where the file or section is missing."""
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+def _page_and_markers(path: str, name: str) -> tuple[str, str, str]:
+    """A page's text ("" where it does not exist yet) and the markers of script ``name``'s section."""
     file = Path(path)
     text = file.read_text(encoding="utf-8") if file.exists() else ""
+    return text, f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+
+
+def read_section(path: str, name: str) -> str | None:
+    """The body of script ``name``'s section in a Markdown file, or None where the file or section is missing."""
+    text, start, end = _page_and_markers(path, name)
     if start not in text or end not in text:
         return None
     return text.split(start, 1)[1].split(end, 1)[0].strip("\n")
@@ -251,13 +256,11 @@ def write_section(path: str, name: str, body: str) -> None:
     Several benchmark scripts write to one page (docs/benchmark.md); each owns the text between its
     ``<!-- name:start -->`` and ``<!-- name:end -->`` markers.
     """
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    file = Path(path)
-    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    text, start, end = _page_and_markers(path, name)
     section = f"{start}\n{body}\n{end}"
     if start in text and end in text:
         head, rest = text.split(start, 1)
         text = head + section + rest.split(end, 1)[1]
     else:
         text = text.rstrip("\n") + ("\n\n" if text else "") + section + "\n"
-    file.write_text(text, encoding="utf-8")
+    Path(path).write_text(text, encoding="utf-8")
