@@ -6,20 +6,20 @@
     python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
 
 Five trainers, chosen by the config's ``trainer:`` key, each a folder of ``training/`` with one entry
-point, ``train(config, run_dir, resume)`` (``training.trainers``):
+point, ``train(config, run_dir, resume)`` (``sam_env.training.trainers``):
 
-* ``batched`` (the default, ``training.batched``): thousands of tables of :class:`sam_env.VectorEnv`
+* ``batched`` (the default, ``sam_env.training.batched``): thousands of tables of :class:`sam_env.VectorEnv`
   at once; the learner holds a share of the seats with one network for all of them, frozen
   snapshots of it and compiled bots the others; every step is one forward pass per network; masked
   PPO along each seat's trajectory.
-* ``sb3`` (``training.sb3``): one learner seat (a different one every hand) plays
+* ``sb3`` (``sam_env.training.sb3``): one learner seat (a different one every hand) plays
   :class:`sam_env.SingleAgentEnv` with sb3-contrib's MaskablePPO against opponents drawn per hand and
   seat from snapshots and the ``random``, ``greedy`` and ``heuristic`` bots.
-* ``ray`` (``training.ray``, the ``rllib`` extra): the batched trainer on Ray, its tables in env runner
+* ``ray`` (``sam_env.training.ray_actors``, the ``rllib`` extra): the batched trainer on Ray, its tables in env runner
   actors on one machine or a cluster (``--address``, docs/rllib.md); the same configs and checkpoints.
-* ``rllib`` (``training.rllib``, the ``rllib`` extra): multi-agent PPO on Ray RLlib, every seat a
+* ``rllib`` (``sam_env.training.rllib``, the ``rllib`` extra): multi-agent PPO on Ray RLlib, every seat a
   module, on one machine or a cluster (``--address``, docs/rllib.md).
-* ``expert`` (``training.expert``): expert iteration — a determinized search over the network, batched
+* ``expert`` (``sam_env.training.expert``): expert iteration — a determinized search over the network, batched
   over the decisions of many ``VectorEnv`` tables, is distilled into it (cross-entropy to the search's
   move, squared error to its value), and the new network plays the next search's rollouts
   (docs/expert_iteration.md).
@@ -46,14 +46,13 @@ from pathlib import Path
 import numpy as np
 import torch
 import yaml
-
-from agents.ppo.checkpoint import load_policy
-from training.checkpoints import check_resume, read_trainer_state, run_dir_of
-from training.cli import parse_args
-from training.config import ConfigError
-from training.curves import plot_learning_curve
-from training.evaluate import final_evaluation
-from training.trainers import TRAINERS, load_config
+from sam_env.agents.ppo.checkpoint import load_policy
+from sam_env.training.checkpoints import check_resume, read_trainer_state, run_dir_of
+from sam_env.training.cli import parse_args
+from sam_env.training.config import ConfigError
+from sam_env.training.curves import plot_learning_curve
+from sam_env.training.evaluate import final_evaluation
+from sam_env.training.trainers import TRAINERS, load_config
 
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "default.yaml"
 

@@ -76,7 +76,7 @@ def register(name: str, factory: BotFactory, replace: bool = False) -> None:
 
 BotSpec = str | os.PathLike | PolicyCheckpoint
 """What names a bot anywhere a bot is asked for: a registered name (``"heuristic"``, ``"ppo"``), a
-checkpoint path (see :func:`~agents.ppo.checkpoint.checkpoint_files`), or a checkpoint in memory. All three
+checkpoint path (see :func:`~sam_env.agents.ppo.checkpoint.checkpoint_files`), or a checkpoint in memory. All three
 pickle, so a tournament sends specs to its worker processes and each builds its own bots."""
 
 
@@ -86,10 +86,10 @@ def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = 
     ``rules``: the table it must fit. Rule-based bots play every table. A network fits only the
     seat count it was trained for (its observation layout depends on it): for a shipped name such as
     ``"ppo"`` the shipped network made for these rules (or, failing that, for this seat count) is
-    chosen; a checkpoint that does not fit is refused with a :class:`~agents.ppo.checkpoint.CheckpointError`
+    chosen; a checkpoint that does not fit is refused with a :class:`~sam_env.agents.ppo.checkpoint.CheckpointError`
     naming the table and what would fit. A path's metadata is checked against this sam-env before use.
     ``"ppo_search"`` is the shipped ``"ppo"`` network for the table with search at decision time
-    (:mod:`agents.search`).
+    (:mod:`sam_env.agents.search`).
     """
     n_players = None if rules is None else rules.n_players
     if isinstance(spec, PolicyCheckpoint):

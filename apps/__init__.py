@@ -3,3 +3,8 @@
 They sit on top of everything else (bots, evaluation) and nothing imports them; :mod:`.options` holds
 the options both share (which rules, which bots).
 """
+
+if __name__ == "apps":  # imported by its pre-0.3 name from a source checkout: serve sam_env.apps
+    from sam_env.utils.deprecation import redirect_moved_package
+
+    redirect_moved_package(__name__)

@@ -1,4 +1,4 @@
-"""``sam-eval`` / ``python -m apps.evaluate``: duplicate matches between bots, ratings and reports."""
+"""``sam-eval`` / ``python -m sam_env.apps.evaluate``: duplicate matches between bots, ratings and reports."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agents.panel import PANEL
-from agents.registry import available
-from apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
-from evaluation.panel import panel_matches, panel_rows
-from evaluation.ratings import rate
-from evaluation.replay import ReplayWriter
-from evaluation.report import (
+from sam_env.agents.panel import PANEL
+from sam_env.agents.registry import available
+from sam_env.apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
+from sam_env.evaluation.panel import panel_matches, panel_rows
+from sam_env.evaluation.ratings import rate
+from sam_env.evaluation.replay import ReplayWriter
+from sam_env.evaluation.report import (
     markdown_table,
     panel_markdown,
     panel_text_table,
@@ -27,8 +27,9 @@ from evaluation.report import (
     write_json,
     write_panel_json,
 )
-from evaluation.seating import adjacent_flows
-from evaluation.tournament import Match, run_matches
+from sam_env.evaluation.seating import adjacent_flows
+from sam_env.evaluation.tournament import Match, run_matches
+
 from sam_env.core import RuleConfig
 
 EPILOG = """\

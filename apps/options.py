@@ -7,10 +7,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from agents.registry import available, can_play, load_bot
-from sam_env.config_files import read_mapping
+from sam_env.agents.registry import available, can_play, load_bot
+
 from sam_env.core import RuleConfig, RuleConfigError
 from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
+from sam_env.utils.config_files import read_mapping
 
 
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,4 +1,4 @@
-"""``sam-play`` / ``python -m apps.play``: play Sâm Lốc in the terminal against bots.
+"""``sam-play`` / ``python -m sam_env.apps.play``: play Sâm Lốc in the terminal against bots.
 
 The game runs through the environment, exactly as bots see it. Before each of your moves the table
 is drawn from your seat (your cards, the others' card counts, the play to beat); every bot move is
@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from sam_env.agents.human import HumanPlayer, QuitGame
+from sam_env.agents.registry import available, load_bot
+from sam_env.apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
+from sam_env.evaluation.replay import ReplayWriter, record_hand
+from sam_env.evaluation.tournament import play_out
+
 import sam_env
-from agents.human import HumanPlayer, QuitGame
-from agents.registry import available, load_bot
-from apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
-from evaluation.replay import ReplayWriter, record_hand
-from evaluation.tournament import play_out
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig, SeatView
 from sam_env.core.render import render_hand

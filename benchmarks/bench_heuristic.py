@@ -1,8 +1,8 @@
 """CPU time per decision of the compiled heuristic bot against the Python one, on the same states.
 
-Why: :class:`agents.heuristic.compiled.BatchedHeuristic` exists so that heuristic seats cost little in
+Why: :class:`sam_env.agents.heuristic.compiled.BatchedHeuristic` exists so that heuristic seats cost little in
 training (docs/batched_training.md); this measures how little, against
-:class:`agents.heuristic.bot.HeuristicBot` (the bot it ports) in the same run.
+:class:`sam_env.agents.heuristic.bot.HeuristicBot` (the bot it ports) in the same run.
 
 States: ``--hands`` hands (default rules, ``--players`` seats, Sâm on) played in ``sam_env.env()``
 by HeuristicBot at every seat; every decision's observation, mask and ``SeatView`` is kept. Then,
@@ -46,12 +46,12 @@ from common import (
     run_single_threaded,
     write_section,
 )
+from sam_env.agents.heuristic.analysis import best_split
+from sam_env.agents.heuristic.bot import HeuristicBot
+from sam_env.agents.heuristic.compiled import BatchedHeuristic, decide_all
+from sam_env.evaluation.tournament import play_out
 
 import sam_env
-from agents.heuristic.analysis import best_split
-from agents.heuristic.bot import HeuristicBot
-from agents.heuristic.compiled import BatchedHeuristic, decide_all
-from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import Phase, SeatView
 

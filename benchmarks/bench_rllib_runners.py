@@ -10,7 +10,7 @@ of 512-sample minibatches):
   ``SingleAgentEnvRunner`` whose env is :class:`sam_env.vector.gym_adapter.GymVectorEnv` (one
   learner seat per table, the opponents played inside the env in one batched call; RLlib's
   ``gym_env_vectorize_mode="vector_entry_point"``), the action mask carried in a dict observation
-  for :mod:`training.rllib.module`. With snapshots as opponents a callback would push weights into
+  for :mod:`sam_env.training.rllib.module`. With snapshots as opponents a callback would push weights into
   the env; the heuristic needs none, so this measures the runner at its cheapest.
   Rows: learner steps/s of whole PPO iterations (after one warm-up iteration) and of sampling alone.
   A throughput probe, not a trainer: RLlib 2.60's runner expects gymnasium's next-step autoreset,
@@ -42,12 +42,12 @@ import ray
 import torch
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
+from sam_env.agents.heuristic.compiled import BatchedHeuristic
+from sam_env.training.batched.trainer import BatchedTrainer
+from sam_env.training.trainers import load_config
 
-from agents.heuristic.compiled import BatchedHeuristic
 from sam_env import N_ACTIONS, RuleConfig
 from sam_env.vector.gym_adapter import GymVectorEnv
-from training.batched.trainer import BatchedTrainer
-from training.trainers import load_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -90,8 +90,7 @@ def rllib_single_agent(config: Any, tables: int, iterations: int) -> tuple[float
     """Learner steps/s of RLlib PPO iterations and of sampling alone, one env runner actor."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.tune.registry import register_env
-
-    from training.rllib.module import module_spec
+    from sam_env.training.rllib.module import module_spec
 
     register_env("sam_vector_tables", vector_env)
 
@@ -154,10 +153,9 @@ def rllib_multi_agent_overhead(tables: int, steps: int) -> float:
     """CPU seconds per environment step of a ``MultiAgentEnvRunner`` outside the environment's own ``step``."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
-
-    from training.rllib.config import RLlibConfig
-    from training.rllib.env import SamMultiAgentEnv
-    from training.rllib.run import ppo_config
+    from sam_env.training.rllib.config import RLlibConfig
+    from sam_env.training.rllib.env import SamMultiAgentEnv
+    from sam_env.training.rllib.run import ppo_config
 
     in_env = [0.0]
 

@@ -1,14 +1,14 @@
-"""Searched decisions per CPU-second: the batched search (agents.search.engine) against the per-decision one.
+"""Searched decisions per CPU-second: the batched search (sam_env.agents.search.engine) against the per-decision one.
 
 Every row searches the same decisions (every decision with a choice of a few hands of heuristic x4,
 4 seats, default rules: Sâm on), each with its own generator, at the same budget (deals x
 candidates, no inference, the network as the only model unless ``--models`` says otherwise), on one
 core (BLAS and numba single-threaded), timed by ``time.process_time``:
 
-* **per-decision, numpy forward**: :class:`~agents.search.reference.ReferenceSearch` with
+* **per-decision, numpy forward**: :class:`~sam_env.agents.search.reference.ReferenceSearch` with
   ``PPOBot``'s forward pass — the search ``ppo_search`` ran before the batched engine (the reference);
-* **per-decision, compiled forward**: the same with the engine's network (:mod:`agents.search.network`);
-* **batched, B decisions per batch**: :class:`~agents.search.engine.BatchedSearch`; B = 1 is
+* **per-decision, compiled forward**: the same with the engine's network (:mod:`sam_env.agents.search.network`);
+* **batched, B decisions per batch**: :class:`~sam_env.agents.search.engine.BatchedSearch`; B = 1 is
   ``SearchBot``'s own path.
 
 The split columns say where each row's time goes (:data:`SPLIT`): the networks' forward passes,
@@ -29,16 +29,16 @@ from dataclasses import dataclass
 
 import numpy as np
 from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
+from sam_env.agents.heuristic.compiled import BatchedHeuristic
+from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
+from sam_env.agents.registry import load_bot
+from sam_env.agents.search import DecisionPoint, engine
+from sam_env.agents.search.engine import BatchedSearch
+from sam_env.agents.search.network import CompiledNetwork
+from sam_env.agents.search.reference import ReferenceSearch
+from sam_env.evaluation.tournament import play_out
 
 import sam_env
-from agents.heuristic.compiled import BatchedHeuristic
-from agents.ppo.bot import PPOBot, pretrained_checkpoint
-from agents.registry import load_bot
-from agents.search import DecisionPoint, engine
-from agents.search.engine import BatchedSearch
-from agents.search.network import CompiledNetwork
-from agents.search.reference import ReferenceSearch
-from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.vector import VectorEnv
 from sam_env.vector.playouts import Playouts

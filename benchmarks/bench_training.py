@@ -10,12 +10,12 @@ any table is a learner step; the frozen snapshots' decisions are not counted (th
 Both paths run the config they are given (default: ``configs/sb3.yaml`` and ``configs/default.yaml``)
 with evaluations and checkpoints off, after a warm-up (numba's cached compile, the first rollout):
 
-* SB3: sb3-contrib's MaskablePPO on ``training.sb3.opponents.make_vec_env`` (what ``train.py`` builds),
+* SB3: sb3-contrib's MaskablePPO on ``sam_env.training.sb3.opponents.make_vec_env`` (what ``train.py`` builds),
   time split into rollout (environments, opponents and SB3's forward pass) and update;
 * SB3 on the VectorEnv: sb3-contrib's MaskablePPO on ``sam_env.vector.sb3_adapter.Sb3VecEnv`` (one
   learner seat per table, the other seats a frozen copy of the learner in one batched forward pass),
   with the batched config's network, tables, rollout length, minibatch and epochs;
-* batched: :class:`training.batched.trainer.BatchedTrainer`, time split into env (VectorEnv steps and
+* batched: :class:`sam_env.training.batched.trainer.BatchedTrainer`, time split into env (VectorEnv steps and
   finished-hand results), inference (learner and snapshot forward passes, sampling), bookkeeping
   (buffers, money attribution) and update.
 
@@ -38,17 +38,16 @@ from pathlib import Path
 
 import torch
 from common import command_line, write_section
+from sam_env.agents.ppo.sb3 import policy_kwargs
+from sam_env.training.batched.config import BatchedConfig
+from sam_env.training.batched.trainer import BatchedTrainer
+from sam_env.training.config import MaskedPPOConfig
+from sam_env.training.sb3.checkpoints import snapshot_of
+from sam_env.training.sb3.config import SB3Config
+from sam_env.training.sb3.opponents import make_vec_env
+from sam_env.training.trainers import load_config
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-
-from agents.ppo.sb3 import policy_kwargs
-from training.batched.config import BatchedConfig
-from training.batched.trainer import BatchedTrainer
-from training.config import MaskedPPOConfig
-from training.sb3.checkpoints import snapshot_of
-from training.sb3.config import SB3Config
-from training.sb3.opponents import make_vec_env
-from training.trainers import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,9 +111,9 @@ def bench_sb3_vector(config: BatchedConfig, steps: int) -> dict[str, object]:
     seats one batched forward pass of a frozen copy of the learner; the batched default's network,
     epochs, minibatch and rollout size, so the difference is the trainer."""
     import numpy as np
+    from sam_env.training.batched.network import frozen_actor, sample
 
     from sam_env.vector.sb3_adapter import Sb3VecEnv
-    from training.batched.network import frozen_actor, sample
 
     rules = config.rule_config
     env = Sb3VecEnv(num_envs=config.num_tables, rules=rules, seed=config.seed)

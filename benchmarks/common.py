@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-
-from evaluation.report import write_section
+from sam_env.evaluation.report import write_section
 
 THREAD_VARIABLES = (
     "OMP_NUM_THREADS",

@@ -2,7 +2,7 @@
 
     cd benchmarks && nice -n 10 python panel_table.py --deals 1000 --workers 2 --markdown ../docs/panel.md
 
-One duplicate tournament (:func:`evaluation.tournament.run_matches`: every deal once per seat rotation,
+One duplicate tournament (:func:`sam_env.evaluation.tournament.run_matches`: every deal once per seat rotation,
 X/hand with a 95 % interval over deals), every match on the same ``--deals`` deals of ``--seed``:
 
 1. **strength**: each panel bot against ``n - 1`` heuristic bots, the heuristic against ``n - 1``
@@ -30,15 +30,15 @@ from pathlib import Path
 
 import numpy as np
 from common import command_line, machine_line, run_single_threaded, write_section
+from sam_env.agents.panel import PANEL
+from sam_env.agents.registry import load_bot
+from sam_env.evaluation.panel import panel_matches, panel_rows
+from sam_env.evaluation.report import panel_markdown
+from sam_env.evaluation.stats import Summary
+from sam_env.evaluation.tournament import Match, MatchResult, play_out, run_matches
 from tqdm import tqdm
 
 import sam_env
-from agents.panel import PANEL
-from agents.registry import load_bot
-from evaluation.panel import panel_matches, panel_rows
-from evaluation.report import panel_markdown
-from evaluation.stats import Summary
-from evaluation.tournament import Match, MatchResult, play_out, run_matches
 from sam_env.core import RuleConfig, SeatView
 
 BASELINE = "heuristic"

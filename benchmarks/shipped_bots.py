@@ -4,13 +4,13 @@
         --markdown ../docs/ppo_bot.md --figure ../docs/shipped_bots.png --json ../results/shipped_bots.json
 
 For every seat count of ``--players`` and every network shipped for it (``agents/pretrained``), one
-duplicate tournament (:func:`evaluation.tournament.run_matches`: every deal once per seat rotation, X/hand
+duplicate tournament (:func:`sam_env.evaluation.tournament.run_matches`: every deal once per seat rotation, X/hand
 with a 95 % interval over deals), all matches on the same ``--deals`` deals of ``--seed``:
 
 1. the network against ``n - 1`` heuristic bots, and at 4 seats against ``n - 1`` copies of ``ppo_v1``;
 2. the network and the heuristic against ``n - 1`` copies of each held-out panel bot, and the
    network's **generalization margin** against each (its X/hand minus the heuristic's, the interval
-   paired over deals: :mod:`evaluation.panel`, the numbers of ``sam-eval --panel``).
+   paired over deals: :mod:`sam_env.evaluation.panel`, the numbers of ``sam-eval --panel``).
 
 Each table marks the issue's targets beside the figures (4 seats: ≥ +4 against the heuristic, ≥ +1.5
 against ``ppo_v1``; other seat counts ≥ +3; every generalization margin ≥ +1): ✓ where the point
@@ -29,12 +29,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from common import command_line, machine_line, run_single_threaded, write_section
+from sam_env.agents.panel import PANEL
+from sam_env.agents.ppo.bot import pretrained_checkpoint, pretrained_names
+from sam_env.evaluation.panel import BASELINE, PanelRow, panel_matches, panel_rows
+from sam_env.evaluation.stats import Summary
+from sam_env.evaluation.tournament import Match, MatchResult, run_matches
 
-from agents.panel import PANEL
-from agents.ppo.bot import pretrained_checkpoint, pretrained_names
-from evaluation.panel import BASELINE, PanelRow, panel_matches, panel_rows
-from evaluation.stats import Summary
-from evaluation.tournament import Match, MatchResult, run_matches
 from sam_env.core import RuleConfig
 
 REFERENCE = "ppo_v1"

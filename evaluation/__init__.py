@@ -10,5 +10,10 @@
 * :mod:`.report` — terminal table, CSV, JSON, Markdown and plot;
 * :mod:`.replay` — hand records as JSON Lines (``--record``), their writer and a reader that replays them;
 
-The ``sam-eval`` command line is :mod:`apps.evaluate` (``sam-eval --help``).
+The ``sam-eval`` command line is :mod:`sam_env.apps.evaluate` (``sam-eval --help``).
 """
+
+if __name__ == "evaluation":  # imported by its pre-0.3 name from a source checkout: serve sam_env.evaluation
+    from sam_env.utils.deprecation import redirect_moved_package
+
+    redirect_moved_package(__name__)

@@ -1,15 +1,15 @@
 """Generalization margins: a bot's duplicate margin against each held-out panel bot, beside the heuristic's.
 
 A network trained against the heuristic can beat it by learning the heuristic's habits rather than
-the game. The panel (:mod:`agents.panel`) holds rule bots of other styles that no training config
+the game. The panel (:mod:`sam_env.agents.panel`) holds rule bots of other styles that no training config
 may seat. For every panel bot ``P``, the candidate and the heuristic each meet ``n - 1`` copies of
 ``P`` on the same deals, in the same seatings (identical opponents: the ``n`` rotations of
-:attr:`~evaluation.tournament.Match.seatings`), with the same seeds for ``P``'s draws. The
+:attr:`~sam_env.evaluation.tournament.Match.seatings`), with the same seeds for ``P``'s draws. The
 candidate's **generalization margin** against ``P`` is its X/hand minus the heuristic's: above 0,
 the candidate beats ``P`` by more than the heuristic does.
 
 The margin's interval is *paired over deals*: per deal, the candidate's mean over its seatings
-minus the heuristic's on the same deal (:func:`~evaluation.stats.paired_difference`). The luck of
+minus the heuristic's on the same deal (:func:`~sam_env.evaluation.stats.paired_difference`). The luck of
 the deal is common to both and cancels, so the interval is much narrower than the two intervals
 side by side suggest, and it is the one to read.
 """
@@ -20,8 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-
-from agents.panel import PANEL, is_panel_bot
+from sam_env.agents.panel import PANEL, is_panel_bot
 
 from .stats import NET, mean_ci, paired_difference
 from .tournament import Match, MatchResult

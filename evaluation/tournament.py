@@ -16,7 +16,7 @@ ratings average over all of them. With identical opponents there is one order, a
 the ``n`` rotations.
 
 Games run through the environment (observation dict and ``seat_view``), the code path every bot,
-trained or rule-based, sees in training. A match names its bots by spec (:data:`agents.registry.BotSpec`:
+trained or rule-based, sees in training. A match names its bots by spec (:data:`sam_env.agents.registry.BotSpec`:
 a registry name, a checkpoint path or a checkpoint in memory); each worker process receives the specs
 once and builds its own bots, so a policy being trained is evaluated on every core without being
 registered anywhere. Every bot is reseeded for every hand from ``(seed, deal, seating, slot)``, so
@@ -34,10 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from pettingzoo import AECEnv
+from sam_env.agents.registry import BotSpec, label_of, load_bot
 from tqdm import tqdm
 
 import sam_env
-from agents.registry import BotSpec, label_of, load_bot
 from sam_env.bot import Bot
 from sam_env.core import HandResult, RuleConfig, SeatView
 
@@ -50,7 +50,7 @@ from .stats import METRICS, Summary, hand_metrics, summarize
 class Match:
     """The candidate against ``opponents`` (``n - 1`` bot specs, in turn order after it).
 
-    ``label``: the candidate's name in reports (default: its spec's, :func:`agents.registry.label_of`).
+    ``label``: the candidate's name in reports (default: its spec's, :func:`sam_env.agents.registry.label_of`).
     """
 
     candidate: BotSpec
@@ -221,7 +221,7 @@ class MatchResult:
     """All hands of a match: ``metrics[deal, seating, slot, metric]`` (see :data:`~.stats.METRICS`).
 
     ``passed_on[deal, seating, slot]``: net money the slot's seat paid the seat after it (see
-    :func:`evaluation.seating.adjacent_flows`).
+    :func:`sam_env.evaluation.seating.adjacent_flows`).
     """
 
     match: Match

@@ -1,7 +1,7 @@
 """How much of a decision's return a critic can predict, with and without the hidden hands.
 
 The batched trainer's ``critic: oracle`` sees the other seats' hands as well as the seat's
-observation (``training.batched.network.OracleCritic``). This measures what that is worth to a
+observation (``sam_env.training.batched.network.OracleCritic``). This measures what that is worth to a
 critic of the trainer's size, away from PPO: a bot plays rollouts against heuristic seats (the
 tables of configs/vs_heuristic.yaml), each of its decisions is labelled with its Monte Carlo return (money to
 the end of the hand, the trainer's reward scale; decisions of hands the rollouts cut are dropped),
@@ -19,12 +19,11 @@ import time
 
 import numpy as np
 import torch
+from sam_env.agents.ppo.network import mlp
+from sam_env.training.batched.ppo import advantages
+from sam_env.training.batched.trainer import BatchedTrainer
+from sam_env.training.trainers import load_config
 from tqdm import tqdm
-
-from agents.ppo.network import mlp
-from training.batched.ppo import advantages
-from training.batched.trainer import BatchedTrainer
-from training.trainers import load_config
 
 
 def returns_dataset(bot: str, rollouts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

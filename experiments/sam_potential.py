@@ -1,6 +1,6 @@
 """How often a Sâm could be won at all: the ceiling on what declaring Sâm is worth.
 
-For random deals, seat 0's hand is checked two ways with :mod:`agents.heuristic.analysis`:
+For random deals, seat 0's hand is checked two ways with :mod:`sam_env.agents.heuristic.analysis`:
 
 * **proof** — what the heuristic bot declares on: a partition of the hand into leads that no
   combination of the unseen cards (pooled) can beat, not ending on 2s alone (``sam_plan``);
@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from sam_env.agents.heuristic.analysis import PLAYABLE_KINDS, beatable, beaters, safe_partition, sam_plan
 
-from agents.heuristic.analysis import PLAYABLE_KINDS, beatable, beaters, safe_partition, sam_plan
 from sam_env.core import COMBOS, RuleConfig
 from sam_env.core.cards import N_RANKS
 from sam_env.core.combos import LEADS

@@ -27,13 +27,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from common import run_single_threaded
+from sam_env.agents.ppo.bot import pretrained_checkpoint
+from sam_env.agents.registry import load_bot, register
+from sam_env.agents.search import SearchBot
+from sam_env.evaluation.stats import NET, mean_ci
+from sam_env.evaluation.tournament import Match, play_out, run_matches
 
 import sam_env
-from agents.ppo.bot import pretrained_checkpoint
-from agents.registry import load_bot, register
-from agents.search import SearchBot
-from evaluation.stats import NET, mean_ci
-from evaluation.tournament import Match, play_out, run_matches
 from sam_env import RuleConfig
 
 

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import numpy as np
 from common import run_single_threaded
+from sam_env.agents.ppo.bot import pretrained_checkpoint
+from sam_env.agents.registry import load_bot
+from sam_env.agents.search import SearchBot
+from sam_env.agents.search.models import shipped_search
+from sam_env.evaluation.tournament import play_out
 from tqdm import tqdm
 
 import sam_env
-from agents.ppo.bot import pretrained_checkpoint
-from agents.registry import load_bot
-from agents.search import SearchBot
-from agents.search.models import shipped_search
-from evaluation.tournament import play_out
 
 DEALS_PER_SET = 64
 CANDIDATES = 8

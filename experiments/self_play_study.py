@@ -2,15 +2,15 @@
 
 Each run evaluates itself every ``eval_every`` learner steps on the same duplicate deals (``eval_seed``)
 against its ``eval_opponents`` and logs the X/hand with its 95 % interval to TensorBoard. This script
-reads those points back (``training.curves.evaluation_series``), prints one Markdown table per opponent —
+reads those points back (``sam_env.training.curves.evaluation_series``), prints one Markdown table per opponent —
 a row per run, a column per evaluation step — and draws the curves over learner steps and wall-clock
-minutes (``training.curves.plot_bot_curves``). It trains nothing: the runs are made with the commands
+minutes (``sam_env.training.curves.plot_bot_curves``). It trains nothing: the runs are made with the commands
 on the page.
 
 With ``--panel-deals D`` it also plays every checkpoint each run saved (``checkpoints/step_*`` and
 ``final``) and the heuristic against ``n - 1`` copies of each held-out panel bot, on the same ``D``
 duplicate deals (``--panel-seed``), and reports each checkpoint's **generalization margin**
-(:mod:`evaluation.panel`): a table of the margin averaged over the panel bots, and a figure with a
+(:mod:`sam_env.evaluation.panel`): a table of the margin averaged over the panel bots, and a figure with a
 curve per run for every panel bot, over learner steps.
 
     python experiments/self_play_study.py --run "S: self-play=runs/S__s1__<time>" \\
@@ -25,14 +25,13 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-
-from agents.panel import PANEL
-from agents.ppo.checkpoint import load_policy
-from evaluation.panel import BASELINE, panel_matches, per_deal_net
-from evaluation.report import write_section
-from evaluation.stats import paired_difference
-from evaluation.tournament import MatchResult, run_matches
-from training.curves import evaluation_series, plot_bot_curves
+from sam_env.agents.panel import PANEL
+from sam_env.agents.ppo.checkpoint import load_policy
+from sam_env.evaluation.panel import BASELINE, panel_matches, per_deal_net
+from sam_env.evaluation.report import write_section
+from sam_env.evaluation.stats import paired_difference
+from sam_env.evaluation.tournament import MatchResult, run_matches
+from sam_env.training.curves import evaluation_series, plot_bot_curves
 
 Margins = dict[str, dict[int, dict[str, tuple[float, float, float]]]]
 """run label → learner steps → panel bot (or ``"mean"``) → (margin, low, high)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from sam_env.agents.ppo.checkpoint import PolicyArch, policy_metadata, save_policy
 
-from agents.ppo.checkpoint import PolicyArch, policy_metadata, save_policy
 from sam_env import RuleConfig
 
 ROOT = Path(__file__).resolve().parents[1]

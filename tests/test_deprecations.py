@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sam_env.deprecation import deprecated_names
+from sam_env.utils.deprecation import deprecated_names
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,7 +73,7 @@ def test_python_m_evaluation_is_gone_and_python_m_apps_evaluate_runs_sam_eval() 
     gone = subprocess.run([sys.executable, "-m", "evaluation"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert gone.returncode != 0 and "cannot be directly executed" in gone.stderr
     done = subprocess.run(
-        [sys.executable, "-m", "apps.evaluate", "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT
+        [sys.executable, "-m", "sam_env.apps.evaluate", "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT
     )
     assert done.returncode == 0 and "sam-eval" in done.stdout
 

@@ -20,10 +20,9 @@ from pathlib import Path
 
 import pytest
 import torch
-
-from apps import evaluate, play
-from apps.web import cli as web
-from training import cli, exploit
+from sam_env.apps import evaluate, exploit, play
+from sam_env.apps.web import cli as web
+from sam_env.training import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -39,8 +38,8 @@ PARSERS: dict[str, Callable[[Sequence[str]], object]] = {
     "sam-exploit": exploit.build_parser().parse_args,
     "sam-web": web.build_parser().parse_args,
     "python train.py": cli.parse_args,
-    "python -m apps.evaluate": evaluate.build_parser().parse_args,
-    "python -m apps.play": play.build_parser().parse_args,
+    "python -m sam_env.apps.evaluate": evaluate.build_parser().parse_args,
+    "python -m sam_env.apps.play": play.build_parser().parse_args,
 }
 """Our programs, by the words that start their command, and what parses the rest of it."""
 EXTERNAL = ("pip", "pytest", "tensorboard", "ray", "git", "cd", ".", "source", "python -m venv", "mkdocs", "nohup")

@@ -27,3 +27,8 @@ Shared by the trainers:
 * :mod:`.widen` — a narrower network widened, playing as before (``init_from``);
 * :mod:`.exploit` — ``sam-exploit``: a best response to a network bot, trained batched.
 """
+
+if __name__ == "training":  # imported by its pre-0.3 name from a source checkout: serve sam_env.training
+    from sam_env.utils.deprecation import redirect_moved_package
+
+    redirect_moved_package(__name__)

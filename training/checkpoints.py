@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from safetensors import SafetensorError, safe_open
-
-from agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint, load_policy
+from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint, load_policy
 
 from .config import ConfigError, RunConfig
 

@@ -4,7 +4,7 @@ A run's config is a frozen dataclass of its trainer (``training/<trainer>/config
 :class:`RunConfig` (the fields every trainer reads the same way) and, for the two masked-PPO
 trainers with a self-play pool, :class:`MaskedPPOConfig`. A config is checked as a whole when it is
 built, so a bad value stops a run before anything is written, with a message naming the field and
-what it may hold (the same form as a bad rule option's). :mod:`training.trainers` reads YAML into
+what it may hold (the same form as a bad rule option's). :mod:`sam_env.training.trainers` reads YAML into
 the right class by the config's ``trainer:`` key.
 """
 
@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import yaml
+from sam_env.agents.panel import PANEL, is_panel_bot
+from sam_env.agents.ppo.checkpoint import ACTIVATIONS, PolicyArch
+from sam_env.agents.registry import available
 
-from agents.panel import PANEL, is_panel_bot
-from agents.ppo.checkpoint import ACTIVATIONS, PolicyArch
-from agents.registry import available
 from sam_env import RuleConfig, RuleConfigError
-from sam_env.config_files import read_mapping
 from sam_env.core.fields import is_int, is_number, require
+from sam_env.utils.config_files import read_mapping
 
 BASELINES = ("random", "greedy", "heuristic")
 OPPONENT_KINDS = ("self_play", *BASELINES)
@@ -38,7 +38,7 @@ class ConfigError(ValueError):
 
 def refuse_panel_bots(field_name: str, names: Iterable[object]) -> None:
     """Raise :class:`ConfigError` if ``names`` (what a config field seats at the learner's tables) holds a
-    held-out panel bot (:mod:`agents.panel`).
+    held-out panel bot (:mod:`sam_env.agents.panel`).
 
     The panel measures how a network plays against styles it never met, which holds only while no
     run learns from them. Every field that puts bots at the learner's tables calls this; evaluation
@@ -179,7 +179,7 @@ class RunConfig:
         return f"ppo[{self.name}]"
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain YAML/JSON data (lists, not tuples) that :func:`training.trainers.config_from_dict` reads back."""
+        """Plain YAML/JSON data (lists, not tuples), as :func:`~sam_env.training.trainers.config_from_dict` reads it."""
         out = dataclasses.asdict(self)
         return {k: list(v) if isinstance(v, tuple) else v for k, v in out.items()}
 

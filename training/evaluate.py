@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agents.ppo.checkpoint import PolicyCheckpoint
-from evaluation.report import markdown_table, text_table
-from evaluation.stats import Summary
-from evaluation.tournament import Match, run_matches
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
+from sam_env.evaluation.report import markdown_table, text_table
+from sam_env.evaluation.stats import Summary
+from sam_env.evaluation.tournament import Match, run_matches
 
 if TYPE_CHECKING:
     from stable_baselines3.common.logger import Logger
@@ -60,7 +60,7 @@ def record_evaluation(
     """Add a during-run evaluation to ``row`` (its ``step`` and the trainer's own fields) and to TensorBoard.
 
     Every trainer logs the same ``eval/x_per_hand_vs_<bot>``, ``eval/ci_low_vs_<bot>``, ``eval/ci_high_vs_<bot>``
-    and ``eval/win_rate_vs_<bot>`` scalars, which ``training.curves`` reads back; returns the progress line's
+    and ``eval/win_rate_vs_<bot>`` scalars, which ``sam_env.training.curves`` reads back; returns the progress line's
     summary, ``vs <bot> x<seats> X/hand [CI], …``.
     """
     for name, s in zip(opponents, summaries, strict=True):

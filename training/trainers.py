@@ -1,7 +1,7 @@
 """The trainers by name: the config's ``trainer:`` key picks one, and with it a config class and a ``train``.
 
 Every trainer is a folder of ``training/`` that exposes ``train(config, run_dir, resume) ->
-TrainResult`` and reads a config class built on :class:`~training.config.RunConfig`; adding one is
+TrainResult`` and reads a config class built on :class:`~sam_env.training.config.RunConfig`; adding one is
 a folder and a line in :data:`TRAINERS`. ``train.py`` tells the story of a run around that call.
 """
 
@@ -12,14 +12,13 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from sam_env.deprecation import warn_deprecated
+from sam_env.utils.deprecation import warn_deprecated
 
-from . import batched, expert, rllib, sb3
-from . import ray as on_ray
+from . import batched, expert, ray_actors, rllib, sb3
 from .batched.config import BatchedConfig
 from .config import ConfigError, RunConfig, TrainResult, load_config_data
 from .expert.config import ExpertConfig
-from .ray.config import RayConfig
+from .ray_actors.config import RayConfig
 from .rllib.config import RLlibConfig
 from .sb3.config import SB3Config
 
@@ -38,7 +37,7 @@ class Trainer:
 TRAINERS: dict[str, Trainer] = {
     "batched": Trainer(BatchedConfig, batched.train),
     "sb3": Trainer(SB3Config, sb3.train),
-    "ray": Trainer(RayConfig, on_ray.train, on_ray=True),
+    "ray": Trainer(RayConfig, ray_actors.train, on_ray=True),
     "rllib": Trainer(RLlibConfig, rllib.train, resumes=False, on_ray=True),
     "expert": Trainer(ExpertConfig, expert.train),
 }

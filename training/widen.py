@@ -11,8 +11,7 @@ receive gradients from the first update on). Depth and activation must stay the 
 from __future__ import annotations
 
 import numpy as np
-
-from agents.ppo.checkpoint import PolicyArch, PolicyCheckpoint
+from sam_env.agents.ppo.checkpoint import PolicyArch, PolicyCheckpoint
 
 from .config import ConfigError
 

@@ -2,7 +2,7 @@
 
 A network trained against the heuristic can learn the heuristic's weaknesses instead of the game.
 The panel measures that: bots that play competently but differently, that no training config may
-seat as an opponent (``training.config`` refuses them), met only in evaluation. ``sam-eval --panel``
+seat as an opponent (``sam_env.training.config`` refuses them), met only in evaluation. ``sam-eval --panel``
 reports a bot's margin against each of them beside the heuristic's own margin, and the difference,
 its *generalization margin* (docs/panel.md).
 

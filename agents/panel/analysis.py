@@ -7,7 +7,7 @@ modules is imported here, so that moving those modules changes one file of the p
 
 from __future__ import annotations
 
-from agents.heuristic.analysis import (
+from sam_env.agents.heuristic.analysis import (
     COST,
     Counts,
     beatable,
@@ -18,7 +18,7 @@ from agents.heuristic.analysis import (
     plan_cost,
     sam_plan,
 )
-from agents.heuristic.bot import HeuristicBot
+from sam_env.agents.heuristic.bot import HeuristicBot
 
 __all__ = [
     "COST",

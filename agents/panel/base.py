@@ -3,7 +3,7 @@
 A panel bot is meant to be a *different* good player, not a weaker one, so each of them:
 
 * declares **Sâm** only with a proof that no combination of the unseen cards can stop it
-  (:func:`~agents.heuristic.analysis.sam_plan`), then plays that proof; **blocks** another seat's Sâm with
+  (:func:`~sam_env.agents.heuristic.analysis.sam_plan`), then plays that proof; **blocks** another seat's Sâm with
   the first play it can make (the blocker collects the stake);
 * goes out as soon as one legal play empties its hand, unless that play is only 2s;
 * never plays into a hand of only 2s, which could only finish on 2s (finishing on 2s costs money);
@@ -162,12 +162,12 @@ def bottom(action: int) -> int:
 
 
 def split_of(view: SeatView, counts: Counts) -> tuple[int, ...]:
-    """The cheapest partition of the hand into plays (:func:`~agents.heuristic.analysis.best_split`)."""
+    """The cheapest partition of the hand into plays (:func:`~sam_env.agents.heuristic.analysis.best_split`)."""
     return best_split(counts, view.rules.straights_with_two)[1]
 
 
 def cost_after(view: SeatView, counts: Counts, action: int) -> float:
-    """Cost of the hand left after ``action`` (:func:`~agents.heuristic.analysis.plan_cost`)."""
+    """Cost of the hand left after ``action`` (:func:`~sam_env.agents.heuristic.analysis.plan_cost`)."""
     return plan_cost(counts_after(counts, action), view.rules.straights_with_two)
 
 

@@ -37,7 +37,7 @@ ALARM_CARDS = 5
 CASH_PLAYS = 3
 """With this many plays left in its split or fewer, lead the unbeatable ones first."""
 CONTROL_COST = 0.5
-"""A play whose cost (:data:`~agents.heuristic.analysis.COST`) is below this is kept as control."""
+"""A play whose cost (:data:`~sam_env.agents.heuristic.analysis.COST`) is below this is kept as control."""
 
 
 class CautiousBot(PanelBot):

@@ -1,7 +1,7 @@
 """The hoarder: keeps its 2s and quads to the end and chops whenever it can.
 
 It plays two hands: the *power* (every 2 and every quad) and the *rest*. The rest is split into
-plays (:func:`~agents.heuristic.analysis.best_split`) and played from the bottom up; the power is not
+plays (:func:`~sam_env.agents.heuristic.analysis.best_split`) and played from the bottom up; the power is not
 touched — not to answer an ace, not to take back the lead — until the rest is down to
 ``ENDGAME_PLAYS`` plays. Then it cashes the power to hold the lead and goes out on the rest,
 whose last play is never only 2s.

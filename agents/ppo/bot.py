@@ -9,7 +9,7 @@ and critic, torch) from the same files, for fine-tuning or for anyone who wants 
 checks that all three give the same outputs.
 
 Pretrained bots live in ``agents/pretrained/<name>.safetensors`` + ``<name>.json`` and are loaded by
-name (:func:`pretrained_names`, ``agents.registry.load_bot("ppo")``).
+name (:func:`pretrained_names`, ``sam_env.agents.registry.load_bot("ppo")``).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class PPOBot(Bot):
     """Plays the action its policy network prefers among the legal ones (or samples it).
 
     Args:
-        checkpoint: validated weights and metadata (:func:`~agents.ppo.checkpoint.load_policy`).
+        checkpoint: validated weights and metadata (:func:`~sam_env.agents.ppo.checkpoint.load_policy`).
         seed: seeds the generator used when ``deterministic`` is False.
         deterministic: play the most probable legal action (the strongest play, and reproducible
             without a seed); False samples from the policy's masked distribution, as in training.
@@ -112,7 +112,7 @@ class PPOBot(Bot):
 
     def best_actions(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``int64[k]``: each row's most probable legal action — the network as a deterministic
-        batched policy (:mod:`sam_env.vector.learner`)."""
+        batched policy (:mod:`sam_env.vector.learner_tables`)."""
         z = np.where(action_masks, self.batch_logits(observations), -np.inf)
         return np.argmax(z, axis=1)
 

@@ -60,7 +60,9 @@ class Head(NamedTuple):
     out: str
 
 
-MIGRATE = "if it was made with this encoding version, migrate it with agents.ppo.checkpoint.add_fingerprint(path)"
+MIGRATE = (
+    "if it was made with this encoding version, migrate it with sam_env.agents.ppo.checkpoint.add_fingerprint(path)"
+)
 
 
 class CheckpointError(ValueError):

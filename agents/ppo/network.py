@@ -4,7 +4,7 @@
 under the same names (:class:`~.checkpoint.PolicyArch` holds them: ``mlp_extractor.policy_net.<2i>``,
 ``action_net``, ``mlp_extractor.value_net.<2i>``, ``value_net``), the same activation (the record's
 table) and SB3's initialisation, so its state dict is a checkpoint's tensors as they are. The
-batched trainer (:mod:`training.batched.network`) and the RLlib module (:mod:`training.rllib.module`)
+batched trainer (:mod:`sam_env.training.batched.network`) and the RLlib module (:mod:`sam_env.training.rllib.module`)
 are built with it; the numpy player (:mod:`.bot`) and SB3's policy (:mod:`.sb3`) read the same names,
 and ``tests/agents/test_network.py`` holds all of them to the same outputs.
 

@@ -27,7 +27,7 @@ class DecisionPoint:
     """One seat's decision as the search sees it: its own cards and the public history, nothing else.
 
     Made from the environment's view (:meth:`of`) or from a ``VectorEnv`` table
-    (:func:`agents.search.selfplay.decision_points`).
+    (:func:`sam_env.training.expert.search_targets.decision_points`).
     """
 
     rules: RuleConfig

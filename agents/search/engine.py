@@ -1,7 +1,7 @@
 """``BatchedSearch``: determinized search over many decisions at once, in one batch of playout tables.
 
 For each decision with more than one legal move (the algorithm is :mod:`.reference`'s, module
-docstring of :mod:`agents.search`): the network's ``candidates`` most probable legal moves;
+docstring of :mod:`sam_env.agents.search`): the network's ``candidates`` most probable legal moves;
 ``determinizations`` deals drawn from the decision's own generator (with inference: drawn from
 ``proposals`` weighed by how well the models explain the other seats' past moves) and a model for
 every other seat on each deal; every candidate played on every deal to the end of the hand; the

@@ -1,6 +1,6 @@
 """Which bots a table can seat, and a new game from the JSON of ``POST /api/games``.
 
-Bots are named as everywhere else (:func:`agents.registry.load_bot`): a registry name (``random``,
+Bots are named as everywhere else (:func:`sam_env.agents.registry.load_bot`): a registry name (``random``,
 ``heuristic``, ``ppo``, ``ppo_search`` …) or, for a network of one's own, ``checkpoint:<path>``
 with the path relative to the folder given to ``sam-web --checkpoints`` (nothing outside it).
 """
@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agents.registry import available, can_play, load_bot
+from sam_env.agents.registry import available, can_play, load_bot
+
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig, RuleConfigError
 from sam_env.core.rules import (

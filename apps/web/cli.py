@@ -1,6 +1,6 @@
 """``sam-web``: play Sâm Lốc against the bots, watch replays and compare bots in the browser.
 
-Starts the app of :mod:`apps.web.server` on uvicorn and serves its page at ``/``; plain HTML, CSS
+Starts the app of :mod:`sam_env.apps.web.server` on uvicorn and serves its page at ``/``; plain HTML, CSS
 and JavaScript files shipped with the package, no build step. Needs the ``web`` extra
 (``pip install -e ".[web]"``).
 """

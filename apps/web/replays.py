@@ -1,6 +1,6 @@
 """Replays in the page: hand records opened once, then shown hand by hand, move by move, face up.
 
-A file of records (:mod:`evaluation.replay`) is read and checked in full when it is opened (upload
+A file of records (:mod:`sam_env.evaluation.replay`) is read and checked in full when it is opened (upload
 or a path under the served folder); it is then kept in memory under an unguessable id, like a game
 (at most ``max_files``, the least recently used closing first, and expiring when idle). The page asks
 for one hand at a time: its frames, the table before the first move and after each one, with every
@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from evaluation.replay import HandRecord, ReplayError, parse_records, replay
+from sam_env.evaluation.replay import HandRecord, ReplayError, parse_records, replay
+
 from sam_env.core import COMBOS, NO_PLAY, Phase
 
 from .errors import BadRequest, NotFound

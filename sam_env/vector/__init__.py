@@ -9,7 +9,7 @@ flat arrays and is proven equal to it (and to ``sam_env.env()``) by a differenti
   who leads, instant wins; :mod:`.encode`: observations and state; :mod:`.batch`: the batch loops;
 * :mod:`.vector_env`: the public ``VectorEnv``; :mod:`.results`: finished hands as ``HandResult``;
 * :mod:`.playouts`: ``Playouts``, tables that replay a given deal and play one hand to its end (search);
-* :mod:`.learner`, :mod:`.gym_adapter`, :mod:`.sb3_adapter`: single-learner views with batched
+* :mod:`.learner_tables`, :mod:`.gym_adapter`, :mod:`.sb3_adapter`: single-learner views with batched
   opponents (the last two import gymnasium / Stable-Baselines3, so they are not imported here).
 
 The kernels compile on first use and are cached on disk (numba ``cache=True``). numba checks a

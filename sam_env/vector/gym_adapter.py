@@ -1,6 +1,6 @@
 """The single-learner view as a gymnasium ``VectorEnv`` (same-step autoreset).
 
-Each of the ``num_envs`` sub-environments is one table of a :class:`~.learner.LearnerTables`: the
+Each of the ``num_envs`` sub-environments is one table of a :class:`~.learner_tables.LearnerTables`: the
 learner acts at every table at once, the opponents (a batched policy) play in between, and a
 table whose hand ended is already playing its next hand in the returned observation
 (``metadata["autoreset_mode"]`` is ``SAME_STEP``). ``infos["action_mask"]`` and
@@ -21,13 +21,13 @@ from gymnasium.vector.utils import batch_space
 from ..bot import BatchedPolicy
 from ..core.combos import N_COMBOS
 from ..core.rules import RuleConfig
-from .learner import LearnerTables
+from .learner_tables import LearnerTables
 
 
 class GymVectorEnv(GymnasiumVectorEnv):
     """``num_envs`` tables, one learner seat each, as a gymnasium vector environment.
 
-    Args are those of :class:`~.learner.LearnerTables`. Rewards are the learner seat's money in X.
+    Args are those of :class:`~.learner_tables.LearnerTables`. Rewards are the learner seat's money in X.
     Tables that finished a hand carry ``infos["final_obs"]`` and ``infos["final_info"]`` in gymnasium's
     same-step format (an object array, ``None`` at the other tables, with the ``_final_obs`` /
     ``_final_info`` masks; built by gymnasium's own ``_add_info``, as ``SyncVectorEnv`` does). The

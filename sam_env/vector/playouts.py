@@ -1,6 +1,6 @@
 """``Playouts``: tables that each replay a given deal and history, then play that one hand to its end.
 
-Why: a determinized search (:mod:`agents.search`) deals sampled hands that agree with what a seat
+Why: a determinized search (:mod:`sam_env.agents.search`) deals sampled hands that agree with what a seat
 has seen, replays the hand's public history on each, copies every replayed table once per
 candidate move, and plays each copy to the end of the hand with models of the seats. ``VectorEnv``
 can do all of that but the copy, at a cost the search pays thousands of times a decision: it deals

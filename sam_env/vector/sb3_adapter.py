@@ -19,13 +19,13 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvO
 from ..bot import BatchedPolicy
 from ..core.combos import N_COMBOS
 from ..core.rules import RuleConfig
-from .learner import LearnerTables
+from .learner_tables import LearnerTables
 
 
 class Sb3VecEnv(VecEnv):
     """``num_envs`` tables, one learner seat each, for SB3 / sb3-contrib (e.g. ``MaskablePPO("MlpPolicy", env)``).
 
-    Args are those of :class:`~.learner.LearnerTables`. Rewards are the learner seat's money in X;
+    Args are those of :class:`~.learner_tables.LearnerTables`. Rewards are the learner seat's money in X;
     ``infos[i]["terminal_observation"]`` is the learner's observation at its last decision of the
     hand that ended (the engine keeps no observation of a finished hand; SB3 reads it only for
     truncated episodes, and hands are never truncated); ``infos[i]["hands"]`` the finished hands.

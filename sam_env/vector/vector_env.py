@@ -186,7 +186,7 @@ class VectorEnv:
         """``float32[N, (n_players - 1) * 52]``: the other seats' current hands as seen from ``seats`` (one
         seat for all tables, or one per table), rank counts in unary as in the observation's ``hand``
         block, rows in turn order after the seat. Perfect information, for oracle critics
-        (``training.batched``): with the seat's observation it is everything the table holds."""
+        (``sam_env.training.batched``): with the seat's observation it is everything the table holds."""
         seat_arr = self._checked_seats(seats)
         out = self._out_array(out, (self.num_tables, self.hidden_size), "out")
         kernels.hidden_hands(self._b, self._rp, seat_arr, out)

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 from policy_files import write_checkpoint
+from sam_env.agents.ppo.bot import PPOBot
+from sam_env.agents.ppo.checkpoint import CheckpointError, checkpoint_files, copy_policy, load_policy
+from sam_env.agents.ppo.sb3 import build_policy
 
-from agents.ppo.bot import PPOBot
-from agents.ppo.checkpoint import CheckpointError, checkpoint_files, copy_policy, load_policy
-from agents.ppo.sb3 import build_policy
 from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig
 
 

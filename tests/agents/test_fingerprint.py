@@ -7,9 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from agents.ppo.bot import PRETRAINED_DIR
-from agents.ppo.checkpoint import (
+from sam_env.agents.ppo.bot import PRETRAINED_DIR
+from sam_env.agents.ppo.checkpoint import (
     CheckpointError,
     PolicyArch,
     add_fingerprint,
@@ -17,6 +16,7 @@ from agents.ppo.checkpoint import (
     policy_metadata,
     save_policy,
 )
+
 from sam_env import RuleConfig, encoding
 
 GOLDEN = {

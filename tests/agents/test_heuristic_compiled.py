@@ -1,4 +1,4 @@
-"""The compiled heuristic (agents.heuristic.compiled) makes HeuristicBot's move at every decision.
+"""The compiled heuristic (sam_env.agents.heuristic.compiled) makes HeuristicBot's move at every decision.
 
 Hands are played in the reference environment; at every decision the batched policy gets the seat's
 observation and mask (as a VectorEnv row) and must return what HeuristicBot returns from the
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sam_env.agents.heuristic.bot import HeuristicBot
+from sam_env.agents.heuristic.compiled import BatchedHeuristic
+from sam_env.evaluation.tournament import play_out
 
 import sam_env
-from agents.heuristic.bot import HeuristicBot
-from agents.heuristic.compiled import BatchedHeuristic
-from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM

@@ -9,12 +9,12 @@ import math
 import numpy as np
 import pytest
 import torch
+from sam_env.agents.ppo.bot import PPOBot
+from sam_env.agents.ppo.checkpoint import ACTIVATIONS, PolicyArch, PolicyCheckpoint, policy_metadata
+from sam_env.agents.ppo.network import ActorCritic
+from sam_env.agents.ppo.sb3 import build_policy, policy_kwargs
 from torch import nn
 
-from agents.ppo.bot import PPOBot
-from agents.ppo.checkpoint import ACTIVATIONS, PolicyArch, PolicyCheckpoint, policy_metadata
-from agents.ppo.network import ActorCritic
-from agents.ppo.sb3 import build_policy, policy_kwargs
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 ARCHS = [

@@ -6,13 +6,13 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from sam_env.agents.heuristic.bot import HeuristicBot
+from sam_env.agents.panel import PANEL, PANEL_BOTS, NoisyHeuristicBot, is_panel_bot
+from sam_env.agents.registry import FACTORIES, available, load_bot
+from sam_env.evaluation.stats import METRICS, hand_metrics
+from sam_env.evaluation.tournament import play_out
 
 import sam_env
-from agents.heuristic.bot import HeuristicBot
-from agents.panel import PANEL, PANEL_BOTS, NoisyHeuristicBot, is_panel_bot
-from agents.registry import FACTORIES, available, load_bot
-from evaluation.stats import METRICS, hand_metrics
-from evaluation.tournament import play_out
 from sam_env.bot import Bot
 from sam_env.core import COMBOS, Kind, RuleConfig, SeatView, Table, combo_index
 from sam_env.core.cards import mask_of, rank_counts

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from policy_files import write_checkpoint
+from sam_env.agents.ppo.bot import PPOBot, pretrained_names
+from sam_env.agents.registry import available, can_play, load_bot
+from sam_env.evaluation.tournament import play_out
 
 import sam_env
-from agents.ppo.bot import PPOBot, pretrained_names
-from agents.registry import available, can_play, load_bot
-from evaluation.tournament import play_out
 from sam_env import RuleConfig, SingleAgentEnv
 from sam_env.core import SeatView
 

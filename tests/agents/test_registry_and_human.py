@@ -6,13 +6,13 @@ import io
 
 import numpy as np
 import pytest
+from sam_env.agents.greedy_bot import GreedyBot
+from sam_env.agents.heuristic.compiled import BatchedHeuristic
+from sam_env.agents.human import HumanPlayer, QuitGame, parse_move
+from sam_env.agents.ppo.bot import PPOBot
+from sam_env.agents.registry import UnknownAgentError, available, load_bot, make_agent
+from sam_env.apps import play
 
-from agents.greedy_bot import GreedyBot
-from agents.heuristic.compiled import BatchedHeuristic
-from agents.human import HumanPlayer, QuitGame, parse_move
-from agents.ppo.bot import PPOBot
-from agents.registry import UnknownAgentError, available, load_bot, make_agent
-from apps import play
 from sam_env import BatchedPolicy, Bot, RandomBot, VectorEnv
 from sam_env.core import RuleConfig, SeatView, Table, combo_index
 

@@ -1,4 +1,4 @@
-"""``ppo_search`` (agents.search): sampled deals agree with the seat's view, replays reproduce
+"""``ppo_search`` (sam_env.agents.search): sampled deals agree with the seat's view, replays reproduce
 its observation, rollout values equal hands played out in the reference engine, and it plays
 legally under every rule configuration, at small search budgets. (That the batched engine makes
 the per-decision search's moves is tests/agents/test_search_engine.py.)"""
@@ -9,15 +9,15 @@ import dataclasses
 
 import numpy as np
 import pytest
+from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
+from sam_env.agents.registry import load_bot, shipped_network_for
+from sam_env.agents.search import SearchBot
+from sam_env.agents.search.deals import resample, sample_deals
+from sam_env.agents.search.models import shipped_search
+from sam_env.agents.search.reference import PRUNE_LOG_WEIGHT
+from sam_env.evaluation.tournament import play_out
 
 import sam_env
-from agents.ppo.bot import PPOBot, pretrained_checkpoint
-from agents.registry import load_bot, shipped_network_for
-from agents.search import SearchBot
-from agents.search.deals import resample, sample_deals
-from agents.search.models import shipped_search
-from agents.search.reference import PRUNE_LOG_WEIGHT
-from evaluation.tournament import play_out
 from sam_env import RuleConfig
 from sam_env.core import SeatView
 from sam_env.core.cards import FULL_DECK

@@ -1,4 +1,4 @@
-"""The batched search (agents.search.engine) against the per-decision search (agents.search.reference).
+"""The batched search (sam_env.agents.search.engine) against the per-decision search (sam_env.agents.search.reference).
 
 On the same decisions, each with its own generator, both must draw the same deals and models, rank
 the same candidates, replay the same deals and give every candidate the same value, so they pick
@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
+from sam_env.agents.registry import load_bot, shipped_network_for
+from sam_env.agents.search import DecisionPoint, SearchBot
+from sam_env.agents.search.engine import BatchedSearch
+from sam_env.agents.search.network import CompiledNetwork
+from sam_env.agents.search.reference import ReferenceSearch
+from sam_env.evaluation.tournament import play_out
 
 import sam_env
-from agents.ppo.bot import PPOBot, pretrained_checkpoint
-from agents.registry import load_bot, shipped_network_for
-from agents.search import DecisionPoint, SearchBot
-from agents.search.engine import BatchedSearch
-from agents.search.network import CompiledNetwork
-from agents.search.reference import ReferenceSearch
-from evaluation.tournament import play_out
 from sam_env import RuleConfig, action_index
 from sam_env.bot import Bot
 from sam_env.core import SeatView

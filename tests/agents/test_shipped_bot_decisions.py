@@ -21,9 +21,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sam_env.agents.registry import load_bot
+from sam_env.evaluation.tournament import play_out
+
 import sam_env
-from agents.registry import load_bot
-from evaluation.tournament import play_out
 from sam_env.core import SeatView
 
 DATA = Path(__file__).resolve().parent / "data" / "ppo_decisions.json"

@@ -7,8 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-
-from apps import evaluate, play
+from sam_env.apps import evaluate, play
 
 
 def _bad_checkpoint(tmp_path: Path) -> str:

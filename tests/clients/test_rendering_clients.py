@@ -12,7 +12,7 @@ from gymnasium.wrappers import RecordEpisodeStatistics, RecordVideo
 from pettingzoo.test import performance_benchmark, render_test
 
 import sam_env
-import sam_env.wrappers  # registers "sam_env/Sam-v1"
+import sam_env.single_agent  # registers "sam_env/Sam-v1"
 
 
 def test_pettingzoo_render_test_in_every_mode(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,6 +1,6 @@
 """The ecosystem's four checkers on the defaults, run exactly as a user would, in a fresh interpreter.
 
-A fresh interpreter, because the gymnasium id is registered by an import (``import sam_env.wrappers``),
+A fresh interpreter, because the gymnasium id is registered by an import (``import sam_env.single_agent``),
 and a test inside the suite would find it registered by whatever ran before.
 """
 
@@ -20,7 +20,7 @@ import warnings
 
 import gymnasium
 import sam_env
-import sam_env.wrappers  # registers "sam_env/Sam-v1"
+import sam_env.single_agent  # registers "sam_env/Sam-v1"
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 from stable_baselines3.common.env_checker import check_env as sb3_check_env

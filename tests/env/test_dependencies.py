@@ -68,7 +68,12 @@ def test_environment_layer_loads_on_first_use() -> None:
 
 @pytest.mark.parametrize(
     "first",
-    ["import sam_env.wrappers", "from sam_env.aec_env import raw_env", "import sam_env.aec_env", "import gymnasium"],
+    [
+        "import sam_env.single_agent",
+        "from sam_env.aec_env import raw_env",
+        "import sam_env.aec_env",
+        "import gymnasium",
+    ],
 )
 def test_env_factory_is_not_hidden_by_its_module(first: str) -> None:
     """``sam_env.env`` is the factory whichever way the environment modules were loaded first."""
@@ -85,9 +90,9 @@ def test_env_factory_is_not_hidden_by_its_module(first: str) -> None:
 
 REGISTERING_IMPORTS = {
     "gymnasium_then_sam_env": ("import gymnasium\nimport sam_env", "sam_env/Sam-v1"),
-    "the_wrappers_module": ("import sam_env.wrappers\nimport gymnasium", "sam_env/Sam-v1"),
+    "the_wrappers_module": ("import sam_env.single_agent\nimport gymnasium", "sam_env/Sam-v1"),
     "sam_env_then_its_env": ("import sam_env\nimport gymnasium\nsam_env.env()", "sam_env/Sam-v1"),
-    "gymnasium_imports_it": ("import gymnasium", "sam_env.wrappers:sam_env/Sam-v1"),
+    "gymnasium_imports_it": ("import gymnasium", "sam_env.single_agent:sam_env/Sam-v1"),
 }
 
 
@@ -111,7 +116,7 @@ def test_the_previous_id_still_loads_with_gymnasiums_deprecation_warning() -> No
         """
         import warnings
         import gymnasium
-        import sam_env.wrappers
+        import sam_env.single_agent
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             env = gymnasium.make("sam_env/Sam-v0")
@@ -135,9 +140,25 @@ def test_sam_env_installs_no_import_hook() -> None:
     assert out == "True"
 
 
+PACKAGE_FOLDERS = {
+    "sam_env": "sam_env",
+    "agents": "sam_env.agents",
+    "evaluation": "sam_env.evaluation",
+    "training": "sam_env.training",
+    "apps": "sam_env.apps",
+}
+"""Each top-level source folder and the package it installs as (pyproject.toml's ``package-dir``)."""
+
+
+def _module_parts(path: Path) -> tuple[str, ...]:
+    """A source file's module name as installed, split: ``agents/ppo/bot.py`` → sam_env, agents, ppo, bot."""
+    folder, *rest = path.relative_to(ROOT).with_suffix("").parts
+    return (*PACKAGE_FOLDERS[folder].split("."), *rest)
+
+
 def _imported_modules(path: Path) -> set[str]:
     """Absolute names of every module a file imports, at the top or inside functions."""
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    package = ".".join(_module_parts(path)[:-1])
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -151,12 +172,12 @@ def _imported_modules(path: Path) -> set[str]:
 LAYERS = [
     (
         "sam_env/core",
-        ("gymnasium", "pettingzoo", "torch", "yaml", "PIL", "matplotlib", "sam_env.aec_env", "sam_env.wrappers"),
+        ("gymnasium", "pettingzoo", "torch", "yaml", "PIL", "matplotlib", "sam_env.aec_env", "sam_env.single_agent"),
     ),
-    ("sam_env", ("agents", "evaluation", "training", "train", "apps")),
-    ("agents", ("evaluation", "training", "train", "apps")),
-    ("evaluation", ("training", "train", "apps")),
-    ("training", ("train", "apps")),
+    ("sam_env", ("sam_env.agents", "sam_env.evaluation", "sam_env.training", "train", "sam_env.apps")),
+    ("agents", ("sam_env.evaluation", "sam_env.training", "train", "sam_env.apps")),
+    ("evaluation", ("sam_env.training", "train", "sam_env.apps")),
+    ("training", ("train", "sam_env.apps")),
 ]
 
 
@@ -176,9 +197,9 @@ def _module_graph() -> dict[str, set[str]]:
     """Every project module and the project modules it imports by name (lazy imports included);
     ``from package import module`` counts as importing that module, not the package."""
     files: dict[str, Path] = {}
-    for folder in ("sam_env", "agents", "evaluation", "training", "apps"):
+    for folder in PACKAGE_FOLDERS:
         for path in (ROOT / folder).rglob("*.py"):
-            parts = path.relative_to(ROOT).with_suffix("").parts
+            parts = _module_parts(path)
             files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
@@ -198,8 +219,8 @@ def _module_graph() -> dict[str, set[str]]:
 def test_no_import_cycles() -> None:
     """A module that imports, even lazily, a module that imports it back hides which one is the layer below."""
     graph = _module_graph()
-    assert {"evaluation.tournament", "evaluation.ray_pool", "training.trainers"} <= set(graph)
-    assert "evaluation.ray_pool" in graph["evaluation.tournament"]  # lazy imports are seen
+    assert {"sam_env.evaluation.tournament", "sam_env.evaluation.ray_pool", "sam_env.training.trainers"} <= set(graph)
+    assert "sam_env.evaluation.ray_pool" in graph["sam_env.evaluation.tournament"]  # lazy imports are seen
     cycles = []
     for start in sorted(graph):
         path, seen = [start], set()

@@ -6,9 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from agents.ppo.bot import PPOBot
-from agents.ppo.checkpoint import (
+from sam_env.agents.ppo.bot import PPOBot
+from sam_env.agents.ppo.checkpoint import (
     CheckpointError,
     PolicyArch,
     PolicyCheckpoint,
@@ -16,8 +15,9 @@ from agents.ppo.checkpoint import (
     policy_metadata,
     save_policy,
 )
-from agents.registry import can_play, label_of, load_bot
-from evaluation.tournament import Match, run_matches
+from sam_env.agents.registry import can_play, label_of, load_bot
+from sam_env.evaluation.tournament import Match, run_matches
+
 from sam_env import RuleConfig
 
 ARCH = PolicyArch(pi=(16,), vf=(8,), activation="tanh")

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 import ray  # noqa: F401 - the rllib extra (sam-eval --ray), which CI installs: missing, these tests fail
-
-from apps.evaluate import main
+from sam_env.apps.evaluate import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,7 +21,7 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     args = ["--candidates", "heuristic", "greedy", "--mirror", "greedy", "--deals", "3", "--workers", "2"]
     proc = subprocess.run(
-        [sys.executable, "-m", "apps.evaluate", *args, "--out", str(out), "--no-progress"],
+        [sys.executable, "-m", "sam_env.apps.evaluate", *args, "--out", str(out), "--no-progress"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -94,7 +93,16 @@ def test_ray_prints_the_numbers_of_the_local_pool(tmp_path: Path) -> None:
     for name, extra in (("local", ["--workers", "2"]), ("ray", ["--ray", "--workers", "2"])):
         env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
-        command = [sys.executable, "-m", "apps.evaluate", *args, *extra, "--out", str(tmp_path / name), "--no-progress"]
+        command = [
+            sys.executable,
+            "-m",
+            "sam_env.apps.evaluate",
+            *args,
+            *extra,
+            "--out",
+            str(tmp_path / name),
+            "--no-progress",
+        ]
         proc = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=ROOT, env=env)
         assert proc.returncode == 0, proc.stderr[-3000:]
         outputs[name] = proc.stdout
@@ -105,7 +113,8 @@ def test_ray_prints_the_numbers_of_the_local_pool(tmp_path: Path) -> None:
 
 
 def test_against_plays_one_match_per_opponent_as_the_readme_table() -> None:
-    from apps.evaluate import build_parser, plan_matches
+    from sam_env.apps.evaluate import build_parser, plan_matches
+
     from sam_env.core import RuleConfig
 
     args = build_parser().parse_args(["--candidates", "ppo", "--against", "heuristic", "greedy", "random"])
@@ -124,10 +133,10 @@ def test_against_and_opponents_exclude_each_other(capsys: pytest.CaptureFixture[
 
 
 def test_terminal_tables_fit_100_columns_with_long_names() -> None:
-    from evaluation.ratings import RatingRow
-    from evaluation.report import text_table
-    from evaluation.seating import NeighbourFlow
-    from evaluation.stats import EVENT_METRICS, Summary
+    from sam_env.evaluation.ratings import RatingRow
+    from sam_env.evaluation.report import text_table
+    from sam_env.evaluation.seating import NeighbourFlow
+    from sam_env.evaluation.stats import EVENT_METRICS, Summary
 
     long = "runs/a_rather_long_run_name__s0__2026-12-01_03-57-39/checkpoints/step_000450560"
     summary = Summary(

@@ -6,12 +6,12 @@ import re
 
 import numpy as np
 import pytest
+from sam_env.agents.registry import make_agent
+from sam_env.evaluation.deals import make_deal
+from sam_env.evaluation.stats import NET
+from sam_env.evaluation.tournament import Match, play_hand, run_matches
 
 import sam_env
-from agents.registry import make_agent
-from evaluation.deals import make_deal
-from evaluation.stats import NET
-from evaluation.tournament import Match, play_hand, run_matches
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig, SeatView
 

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from agents.panel import PANEL
-from apps.evaluate import main
-from evaluation.panel import panel_matches, panel_rows
-from evaluation.stats import METRICS, NET, Z_95, mean_ci, paired_difference
-from evaluation.tournament import Match, MatchResult
+from sam_env.agents.panel import PANEL
+from sam_env.apps.evaluate import main
+from sam_env.evaluation.panel import panel_matches, panel_rows
+from sam_env.evaluation.stats import METRICS, NET, Z_95, mean_ci, paired_difference
+from sam_env.evaluation.tournament import Match, MatchResult
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,7 +87,7 @@ def test_sam_eval_panel_prints_and_writes_the_generalization_margins(tmp_path: P
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     args = ["--candidates", "greedy", "--panel", "panel_shedder", "panel_noisy", "--deals", "3", "--seed", "5"]
     proc = subprocess.run(
-        [sys.executable, "-m", "apps.evaluate", *args, "--workers", "2", "--out", str(out), "--no-progress"],
+        [sys.executable, "-m", "sam_env.apps.evaluate", *args, "--workers", "2", "--out", str(out), "--no-progress"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,4 +1,4 @@
-"""Hand records (evaluation.replay): what sam-eval and sam-play --record write reads back, in a
+"""Hand records (sam_env.evaluation.replay): what sam-eval and sam-play --record write reads back, in a
 deterministic order; a record that does not replay is refused with its line and what differs."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-from apps import evaluate, play
-from evaluation.replay import ReplayError, ReplayWriter, parse_records, read_records, record_from_dict, replay
+from sam_env.apps import evaluate, play
+from sam_env.evaluation.replay import ReplayError, ReplayWriter, parse_records, read_records, record_from_dict, replay
 
 
 def _eval(tmp_path: Path, name: str, workers: int) -> Path:

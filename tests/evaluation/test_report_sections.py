@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluation.report import read_section, write_section
+from sam_env.evaluation.report import read_section, write_section
 
 
 def test_a_section_is_appended_then_replaced_in_place_and_read_back(tmp_path: Path) -> None:

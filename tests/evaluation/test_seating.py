@@ -7,13 +7,13 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from sam_env.agents.greedy_bot import GreedyBot
+from sam_env.agents.registry import FACTORIES
+from sam_env.evaluation.ratings import rate
+from sam_env.evaluation.seating import adjacent_flows
+from sam_env.evaluation.stats import NET
+from sam_env.evaluation.tournament import Match, balanced_orders, run_matches
 
-from agents.greedy_bot import GreedyBot
-from agents.registry import FACTORIES
-from evaluation.ratings import rate
-from evaluation.seating import adjacent_flows
-from evaluation.stats import NET
-from evaluation.tournament import Match, balanced_orders, run_matches
 from sam_env import action_index
 from sam_env.core import RuleConfig, SeatView
 

@@ -10,23 +10,23 @@ import numpy as np
 import pytest
 import torch
 from policy_files import ROOT, write_checkpoint
+from sam_env.agents.ppo.bot import PPOBot
+from sam_env.agents.ppo.checkpoint import load_policy
+from sam_env.agents.ppo.sb3 import build_policy
+from sam_env.agents.registry import load_bot
+from sam_env.apps.exploit import main as exploit_main
+from sam_env.training.batched.network import masked
+from sam_env.training.batched.ppo import advantages, update
+from sam_env.training.batched.rollout import RolloutBuffer, SeatTrajectories
+from sam_env.training.batched.state import restore_batched, save_batched_checkpoint
+from sam_env.training.batched.trainer import BatchedTrainer
+from sam_env.training.config import ConfigError
+from sam_env.training.curves import evaluation_series, plot_bot_curves
+from sam_env.training.trainers import config_from_dict, load_config
 from train_script import run_train
 
-from agents.ppo.bot import PPOBot
-from agents.ppo.checkpoint import load_policy
-from agents.ppo.sb3 import build_policy
-from agents.registry import load_bot
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 from sam_env.core.combos import combo_index
-from training.batched.network import masked
-from training.batched.ppo import advantages, update
-from training.batched.rollout import RolloutBuffer, SeatTrajectories
-from training.batched.state import restore_batched, save_batched_checkpoint
-from training.batched.trainer import BatchedTrainer
-from training.config import ConfigError
-from training.curves import evaluation_series, plot_bot_curves
-from training.exploit import main as exploit_main
-from training.trainers import config_from_dict, load_config
 
 # tests/scenarios/chops.yaml, chop_single_two_with_quad: seat 0 leads its 2S, seat 1 chops it with
 # quad 5 (seat 0 pays 4X at once), everyone passes, seat 1 goes out: net [-13, +33, -10, -10].

@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from training.batched.config import BatchedConfig
-from training.checkpoints import run_dir_of
-from training.config import ConfigError, MaskedPPOConfig, RunConfig
-from training.expert.config import ExpertConfig
-from training.ray.config import RayConfig
-from training.rllib.config import RLlibConfig
-from training.sb3.config import SB3Config
-from training.trainers import TRAINERS, config_from_dict, load_config
+from sam_env.training.batched.config import BatchedConfig
+from sam_env.training.checkpoints import run_dir_of
+from sam_env.training.config import ConfigError, MaskedPPOConfig, RunConfig
+from sam_env.training.expert.config import ExpertConfig
+from sam_env.training.ray_actors.config import RayConfig
+from sam_env.training.rllib.config import RLlibConfig
+from sam_env.training.sb3.config import SB3Config
+from sam_env.training.trainers import TRAINERS, config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

@@ -11,9 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-
-from training.batched.rollout import LEARNER, Seating
-from training.trainers import load_config
+from sam_env.training.batched.rollout import LEARNER, Seating
+from sam_env.training.trainers import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = 20_000

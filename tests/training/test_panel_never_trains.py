@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from agents.panel import PANEL
-from training.batched.config import BatchedConfig
-from training.config import ConfigError, OpponentMix, apply_overrides
-from training.rllib.config import RLlibConfig
-from training.trainers import TRAINERS, config_from_dict
+from sam_env.agents.panel import PANEL
+from sam_env.training.batched.config import BatchedConfig
+from sam_env.training.config import ConfigError, OpponentMix, apply_overrides
+from sam_env.training.rllib.config import RLlibConfig
+from sam_env.training.trainers import TRAINERS, config_from_dict
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))

@@ -20,17 +20,17 @@ import pytest
 import ray
 import torch
 from policy_files import ROOT
+from sam_env.agents.ppo.checkpoint import load_policy
+from sam_env.agents.registry import load_bot
+from sam_env.training.batched.config import BatchedConfig
+from sam_env.training.batched.trainer import BatchedTrainer
+from sam_env.training.config import ConfigError
+from sam_env.training.ray_actors.config import RayConfig
+from sam_env.training.ray_actors.learner import RayTrainer
+from sam_env.training.ray_actors.runner import BUFFER_FIELDS, runner_seed
+from sam_env.training.trainers import config_from_dict, load_config
 
-from agents.ppo.checkpoint import load_policy
-from agents.registry import load_bot
 from sam_env import RuleConfig
-from training.batched.config import BatchedConfig
-from training.batched.trainer import BatchedTrainer
-from training.config import ConfigError
-from training.ray.config import RayConfig
-from training.ray.learner import RayTrainer
-from training.ray.runner import BUFFER_FIELDS, runner_seed
-from training.trainers import config_from_dict, load_config
 
 SMOKE = ROOT / "configs" / "ray_smoke.yaml"
 

@@ -1,4 +1,4 @@
-"""The RLlib configs load and validate without Ray (``training.trainers`` imports no Ray)."""
+"""The RLlib configs load and validate without Ray (``sam_env.training.trainers`` imports no Ray)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 from policy_files import ROOT
-
-from training.config import ConfigError
-from training.rllib.config import RLlibConfig
+from sam_env.training.config import ConfigError
+from sam_env.training.rllib.config import RLlibConfig
 
 RLLIB_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "trainer: rllib" in p.read_text())
 
@@ -45,7 +44,7 @@ def test_bad_fields_are_refused_with_their_name(data: dict, message: str) -> Non
 
 
 def test_reading_configs_imports_no_ray() -> None:
-    code = "import sys, training.trainers; print('ray' in sys.modules)"
+    code = "import sys, sam_env.training.trainers; print('ray' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
 

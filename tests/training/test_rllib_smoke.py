@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 import ray.rllib  # noqa: F401 - the rllib extra, which CI installs: missing, these tests fail instead of skipping
 from policy_files import ROOT
+from sam_env.agents.ppo.checkpoint import load_policy
+from sam_env.agents.registry import load_bot
+from sam_env.evaluation.tournament import play_out
 
 import sam_env
-from agents.ppo.checkpoint import load_policy
-from agents.registry import load_bot
-from evaluation.tournament import play_out
 from sam_env.core import SeatView
 
 

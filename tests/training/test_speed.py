@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
-from training import speed as speed_module
-from training.speed import SPEED_FILE, SpeedMeter
+from sam_env.training import speed as speed_module
+from sam_env.training.speed import SPEED_FILE, SpeedMeter
 
 
 def test_the_rate_after_warm_up_leaves_out_the_first_iteration(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from policy_files import ROOT
+from sam_env.agents.ppo.checkpoint import load_policy
+from sam_env.agents.registry import load_bot
 from train_script import run_train
 
-from agents.ppo.checkpoint import load_policy
-from agents.registry import load_bot
 from sam_env import ENCODING_VERSION
 
 

@@ -9,7 +9,7 @@ import torch
 from sam_env import IllegalMoveError, RuleConfig, VectorEnv
 from sam_env.bot import RandomBot
 from sam_env.vector.gym_adapter import GymVectorEnv
-from sam_env.vector.learner import LearnerTables
+from sam_env.vector.learner_tables import LearnerTables
 from sam_env.vector.reference_check import random_actions
 from sam_env.vector.sb3_adapter import Sb3VecEnv
 

@@ -27,7 +27,7 @@ def test_a_cache_from_other_sources_is_dropped_once(tmp_path: Path) -> None:
 
 
 def test_another_packages_kernels_are_checked_against_their_own_sources(tmp_path: Path) -> None:
-    """How agents.heuristic.kernels uses it: its own sources, modules and stamp beside the engine's."""
+    """How sam_env.agents.heuristic.kernels uses it: its own sources, modules and stamp beside the engine's."""
     source = tmp_path / "bot.py"
     source.write_text("THRESHOLD = 1")
     cached = tmp_path / "bot_kernels.decide-10.py311.nbi"

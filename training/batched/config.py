@@ -15,11 +15,11 @@ CRITICS = ("observation", "oracle")
 
 @dataclass(frozen=True)
 class BatchedConfig(MaskedPPOConfig):
-    """Our masked PPO on :class:`sam_env.VectorEnv` (:mod:`training.batched`): ``num_tables`` tables,
+    """Our masked PPO on :class:`sam_env.VectorEnv` (:mod:`sam_env.training.batched`): ``num_tables`` tables,
     the learner in a share of the seats with one network shared by all of them, snapshots, fixed
     networks, the random player and the compiled heuristic in the others, all evaluated in batch.
 
-    Every field of :class:`~training.config.MaskedPPOConfig` and :class:`~training.config.RunConfig`,
+    Every field of :class:`~sam_env.training.config.MaskedPPOConfig` and :class:`~sam_env.training.config.RunConfig`,
     with these meanings where the trainer gives them one: ``total_timesteps`` counts every move of
     any learner seat, forced ones included, though only moves with a choice are trained on;
     ``n_steps`` is table steps per rollout (every table plays n_steps decisions, the learner's and
@@ -41,7 +41,7 @@ class BatchedConfig(MaskedPPOConfig):
             pool for the whole run beside the snapshots, e.g. ``[ppo_v1]``.
         init_from: a network bot (shipped name or checkpoint path) whose weights the learner starts
             from; null: a fresh network. Its layers are the config's, or as many and each as wide or
-            narrower: then it is widened first, playing exactly as before (``training.widen``).
+            narrower: then it is widened first, playing exactly as before (``sam_env.training.widen``).
         eval_opponents: bots the policy meets (n−1 copies each) in the evaluations every
             ``eval_every`` steps; the first one's result is shown on the progress bar.
     """

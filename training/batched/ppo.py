@@ -16,8 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from numba import njit
-
-from agents.ppo.network import ActorCritic
+from sam_env.agents.ppo.network import ActorCritic
 
 from .network import OracleCritic, masked
 from .rollout import RolloutBuffer

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from sam_env.agents.heuristic.compiled import BatchedHeuristic
+from sam_env.agents.ppo.network import ActorCritic
+from sam_env.evaluation.stats import hand_metrics
 
-from agents.heuristic.compiled import BatchedHeuristic
-from agents.ppo.network import ActorCritic
-from evaluation.stats import hand_metrics
 from sam_env import N_ACTIONS, VectorEnv
 from sam_env.bot import RandomBot
 
@@ -85,7 +85,7 @@ class RolloutStats:
     """Moves of learner seats, forced ones included (what ``total_timesteps`` counts); the decisions
     stored and trained on are ``buffer.size`` (logged as ``train/samples``)."""
     metrics: list[tuple[int, ...]] = field(default_factory=list)
-    """:func:`evaluation.stats.hand_metrics` of every learner seat in every hand that ended."""
+    """:func:`sam_env.evaluation.stats.hand_metrics` of every learner seat in every hand that ended."""
 
 
 class SeatTrajectories:
@@ -126,7 +126,7 @@ class Seating:
     Each seat is the learner with probability ``learner_share`` (at least one learner seat per
     table, chosen uniformly); the others are drawn from ``opponent_weights`` (``self_play``: a network
     of the pool, uniformly; ``random``: :class:`sam_env.RandomBot`, batched; ``heuristic``: the heuristic bot, compiled
-    and batched, :class:`agents.heuristic.compiled.BatchedHeuristic`).
+    and batched, :class:`sam_env.agents.heuristic.compiled.BatchedHeuristic`).
     """
 
     def __init__(

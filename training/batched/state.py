@@ -1,4 +1,4 @@
-"""Checkpoints of a batched run: the folder layout every trainer shares (:mod:`training.checkpoints`).
+"""Checkpoints of a batched run: the folder layout every trainer shares (:mod:`sam_env.training.checkpoints`).
 
 ``policy.*`` is what bots load; ``trainer.safetensors`` holds the optimizer moments, the pool's
 weights and the oracle critic's (``critic: oracle``), ``trainer.json`` the step count, update
@@ -18,8 +18,7 @@ import torch
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
-
-from agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
 
 from ..config import ConfigError
 from .trainer import BatchedTrainer
@@ -47,7 +46,7 @@ def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str
             tensors[f"pool.{i}.{key}"] = torch.from_numpy(value.copy())
     save_file(tensors, str(folder / "trainer.safetensors"))
     state = {
-        "trainer": config.trainer,  # batched, or ray (training.ray writes this same checkpoint)
+        "trainer": config.trainer,  # batched, or ray (sam_env.training.ray_actors writes this same checkpoint)
         "num_timesteps": step,
         "n_updates": trainer.n_updates,
         "optimizer_param_groups": optimizer["param_groups"],

@@ -3,8 +3,8 @@
 One :class:`BatchedTrainer` owns the tables, the learner network and its optimizer, and the pool of
 frozen networks. :meth:`BatchedTrainer.learn` alternates a rollout (:mod:`.rollout`) and a PPO update
 (:mod:`.ppo`); between them, on the config's step schedule, it adds a snapshot to the pool, runs a
-duplicate evaluation (``training.evaluate``) and writes a checkpoint (:mod:`.state`). Logs go to
-TensorBoard under the SB3 path's tag names, so ``training.curves`` plots either trainer's run.
+duplicate evaluation (``sam_env.training.evaluate``) and writes a checkpoint (:mod:`.state`). Logs go to
+TensorBoard under the SB3 path's tag names, so ``sam_env.training.curves`` plots either trainer's run.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from sam_env.agents.ppo.bot import PPOBot
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
+from sam_env.agents.ppo.network import ActorCritic
+from sam_env.agents.registry import load_bot
+from sam_env.evaluation.stats import METRICS
 from stable_baselines3.common.logger import Logger, configure
 from tqdm import tqdm
 
-from agents.ppo.bot import PPOBot
-from agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
-from agents.ppo.network import ActorCritic
-from agents.registry import load_bot
-from evaluation.stats import METRICS
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 from ..config import ConfigError
@@ -60,7 +60,7 @@ class BatchedTrainer:
         start_step: learner steps already trained (a resumed run); the tables' deals, the seat
             draws and the sampling are seeded from ``(seed, start_step)``.
         fixed_opponents: frozen networks that make up the whole pool for the run (a best response
-            to a bot: ``training.exploit``); no snapshots of the learner are then added.
+            to a bot: ``sam_env.apps.exploit``); no snapshots of the learner are then added.
         logger: where the statistics go (default: nowhere; ``train.py`` passes a TensorBoard logger).
     """
 
@@ -125,7 +125,7 @@ class BatchedTrainer:
         """Learner steps when learning started and after every iteration (``speed.json``)."""
 
     def make_collector(self, seed: int) -> Collector:
-        """What plays the rollouts: this process's tables (the Ray trainer's plays them in actors, ``training.ray``)."""
+        """What plays the rollouts: this process's tables (the Ray trainer plays them in actors, ``training.ray``)."""
         c = self.config
         return Collector(
             self.venv,
@@ -171,7 +171,7 @@ class BatchedTrainer:
         progress_bar: bool | None = None,
     ) -> None:
         """Train until ``total_timesteps`` learner steps; ``on_checkpoint(step)`` writes a checkpoint when due
-        (:class:`training.schedule.StepSchedule`)."""
+        (:class:`sam_env.training.schedule.StepSchedule`)."""
         c = self.config
         if self.self_play and not self.pool:
             self.add_to_pool(self.num_timesteps, self.snapshot())

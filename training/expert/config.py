@@ -13,13 +13,13 @@ MAX_RULE_BOT_SHARE = 0.25
 
 @dataclass(frozen=True)
 class ExpertConfig(RunConfig):
-    """Expert iteration (:mod:`training.expert`): a determinized search over the network is the teacher,
+    """Expert iteration (:mod:`sam_env.training.expert`): a determinized search over the network is the teacher,
     the network is distilled on its choices and values, and the new network is the next search's.
 
     One **iteration**: (1) *generate* — ``num_tables`` tables of :class:`sam_env.VectorEnv` play with
     the network in every seat but a drawn ``rule_bot_share`` of them (the compiled heuristic); at every
     step the network seats' decisions with more than one legal move are searched in one batch
-    (:class:`agents.search.engine.BatchedSearch`, ``determinizations`` deals × ``candidates`` moves,
+    (:class:`sam_env.agents.search.engine.BatchedSearch`, ``determinizations`` deals × ``candidates`` moves,
     the network in every rollout seat) until ``decisions_per_iteration`` are searched; then every
     hand in progress is played to its end, its decisions searched too, so the data are whole hands
     (stopping mid-hand would leave the late decisions of hands out); (2) *distill* — ``n_epochs``
@@ -35,7 +35,7 @@ class ExpertConfig(RunConfig):
     iteration's result depends only on the network, the optimizer, the buffer and its number:
     ``--resume`` from a checkpoint continues exactly as the uninterrupted run would have.
 
-    Fields of :class:`~training.config.RunConfig` with a meaning of their own here:
+    Fields of :class:`~sam_env.training.config.RunConfig` with a meaning of their own here:
     ``total_timesteps`` counts the moves of the network's seats (forced ones included, as the other
     trainers count), checked between iterations (an iteration also stops searching once it is
     reached, then finishes its hands); ``pi_layers``, ``vf_layers`` and ``activation`` must match

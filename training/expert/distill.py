@@ -20,9 +20,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
-
-from agents.ppo.network import ActorCritic
-from agents.search.selfplay import SearchTargets
+from sam_env.agents.ppo.network import ActorCritic
+from sam_env.training.expert.search_targets import SearchTargets
 
 from ..batched.network import masked
 

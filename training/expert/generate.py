@@ -3,7 +3,7 @@
 Each hand, each seat of each table is the network's or (with probability ``rule_bot_share``) the
 compiled heuristic's; at least one seat per table is the network's. Every step, the decisions of
 the network's seats with more than one legal move are searched in one batch
-(:func:`agents.search.selfplay.search_targets`, through :class:`~.workers.SearchPool`), and the
+(:func:`sam_env.training.expert.search_targets.search_targets`, through :class:`~.workers.SearchPool`), and the
 seats play the search's move or a move sampled from the network (``play``); a forced move is
 played at once, unsearched. Once the iteration has its decisions, no table starts a new hand and
 every hand in progress is played to its end (searched too): the data are whole hands.
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from sam_env.agents.heuristic.compiled import BatchedHeuristic
+from sam_env.agents.ppo.network import ActorCritic
+from sam_env.evaluation.stats import METRICS, hand_metrics
+from sam_env.training.expert.search_targets import HandHistories, search_targets
 
-from agents.heuristic.compiled import BatchedHeuristic
-from agents.ppo.network import ActorCritic
-from agents.search.selfplay import HandHistories, search_targets
-from evaluation.stats import METRICS, hand_metrics
 from sam_env import RuleConfig, VectorEnv
 
 from .distill import Samples
@@ -46,7 +46,7 @@ class IterationGames:
     steps: int = 0
     seconds: dict[str, float] = field(default_factory=lambda: {"search": 0.0, "play": 0.0})
     metrics: list[tuple[int, ...]] = field(default_factory=list)
-    """:func:`evaluation.stats.hand_metrics` of every network seat in every hand that ended."""
+    """:func:`sam_env.evaluation.stats.hand_metrics` of every network seat in every hand that ended."""
 
     @property
     def agreement(self) -> float:

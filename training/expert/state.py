@@ -1,4 +1,4 @@
-"""Checkpoints of an expert-iteration run, in the layout every trainer shares (:mod:`training.checkpoints`).
+"""Checkpoints of an expert-iteration run, in the layout every trainer shares (:mod:`sam_env.training.checkpoints`).
 
 ``policy.*`` is what bots load; ``trainer.safetensors`` holds Adam's moments and the replay buffer
 (the targets of the last ``buffer_iterations`` iterations: a few MB each), ``trainer.json`` the
@@ -21,8 +21,7 @@ import torch
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
-
-from agents.ppo.checkpoint import policy_metadata, save_policy
+from sam_env.agents.ppo.checkpoint import policy_metadata, save_policy
 
 from ..checkpoints import checked_policy
 from ..config import ConfigError

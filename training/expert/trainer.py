@@ -6,7 +6,7 @@ last ``buffer_iterations`` iterations), the tables (:class:`~.generate.SelfPlay`
 ``total_timesteps`` moves of the network's seats; before each, the search is given the current
 network, so each new network is the next search's rollout policy. Logs go to TensorBoard under
 the other trainers' tag names (``charts/``, ``train/``, ``eval/``, ``perf/``) plus ``search/``
-(the search's agreement with the network and its value gain), so ``training.curves`` plots a run.
+(the search's agreement with the network and its value gain), so ``sam_env.training.curves`` plots a run.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
+from sam_env.agents.ppo.network import ActorCritic
+from sam_env.agents.search.models import OpponentModel
 from stable_baselines3.common.logger import Logger
 from tqdm import tqdm
 
-from agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
-from agents.ppo.network import ActorCritic
-from agents.search.models import OpponentModel
 from sam_env import N_ACTIONS
 
 from ..evaluate import evaluate, record_evaluation

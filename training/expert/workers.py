@@ -1,7 +1,7 @@
 """The search of a step's decisions, in this process or shared with worker processes.
 
-:class:`SearchPool` stands where a :class:`~agents.search.engine.BatchedSearch` is taken (its
-``candidates`` and ``search(points, rngs)``): :func:`agents.search.selfplay.search_targets` searches
+:class:`SearchPool` stands where a :class:`~sam_env.agents.search.engine.BatchedSearch` is taken (its
+``candidates`` and ``search(points, rngs)``): :func:`sam_env.training.expert.search_targets.search_targets` searches
 through it. With ``workers`` > 1 the decisions are cut into that many contiguous shares; this
 process searches the first and worker processes the others, each with a ``BatchedSearch`` of the
 same network. Every decision draws its deals from its own generator and a decision's result does
@@ -22,11 +22,10 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-
-from agents.ppo.checkpoint import PolicyCheckpoint
-from agents.search.deals import DecisionPoint
-from agents.search.engine import BatchedSearch, SearchResult
-from agents.search.models import OpponentModel
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
+from sam_env.agents.search.deals import DecisionPoint
+from sam_env.agents.search.engine import BatchedSearch, SearchResult
+from sam_env.agents.search.models import OpponentModel
 
 
 class SearchPool:

@@ -1,7 +1,7 @@
 """The RLlib trainer's config (``trainer: rllib``): a validated dataclass read from ``configs/rllib*.yaml``.
 
 It imports no Ray, so a config is checked (and its errors reported) without the ``rllib`` extra. A bad
-field is reported as every trainer's are, with the same :class:`~training.config.ConfigError`. Field
+field is reported as every trainer's are, with the same :class:`~sam_env.training.config.ConfigError`. Field
 names follow the other trainers' where the meaning is the same (``total_timesteps``, ``pi_layers`` …)
 and RLlib's where they are RLlib's settings (``num_env_runners``, ``train_batch_size`` …).
 """
@@ -21,9 +21,9 @@ INT_FIELDS = (
 
 @dataclass(frozen=True)
 class RLlibConfig(RunConfig):
-    """Multi-agent PPO on Ray RLlib (:mod:`training.rllib`): every seat a module, self-play against frozen snapshots.
+    """Multi-agent PPO on Ray RLlib (:mod:`~sam_env.training.rllib`): every seat a module, self-play against snapshots.
 
-    Every field of :class:`~training.config.RunConfig`, with these meanings where the trainer gives
+    Every field of :class:`~sam_env.training.config.RunConfig`, with these meanings where the trainer gives
     them one: ``seed`` seeds RLlib (env runners, modules) and the environments' deals;
     ``total_timesteps`` counts the learner module's decisions (the snapshots' moves are not counted).
 

@@ -3,7 +3,7 @@
 RLlib ships ``PettingZooEnv`` for AEC games, but it steps a real action for a seat that has finished
 (when only ``None`` is allowed), so this adapter is ours. It only translates: observations keep the
 environment's dict, so the action mask travels with the observation to the RLModule that applies it
-(:mod:`training.rllib.module`).
+(:mod:`sam_env.training.rllib.module`).
 
 Rewards are the AEC's cumulative rewards, read with ``last()`` when a seat is next to act or when
 the hand ends, so money that reaches a seat while another one is acting (chop money) is credited to

@@ -1,8 +1,8 @@
 """The learner's weights in our checkpoint format, for ``load_bot``, ``sam-eval`` and ``sam-play``.
 
-The RLModule (:mod:`training.rllib.module`) names its parameters as sb3-contrib's
+The RLModule (:mod:`sam_env.training.rllib.module`) names its parameters as sb3-contrib's
 ``MaskableActorCriticPolicy`` does, so the export is the state dict itself; ``save_policy`` then
-checks every name and shape against :meth:`agents.ppo.checkpoint.PolicyArch.tensor_shapes` and refuses
+checks every name and shape against :meth:`sam_env.agents.ppo.checkpoint.PolicyArch.tensor_shapes` and refuses
 anything else, so a drift between the two networks fails at export, not when a bot plays.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sam_env.agents.ppo.checkpoint import PolicyArch, policy_metadata, save_policy
 
-from agents.ppo.checkpoint import PolicyArch, policy_metadata, save_policy
 from sam_env import RuleConfig
 
 

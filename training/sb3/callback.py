@@ -1,6 +1,6 @@
 """The SB3 callback: self-play snapshots, evaluations and checkpoints on the run's step schedule, logs.
 
-The callback does its work between rollouts (:class:`training.schedule.StepSchedule`), so a
+The callback does its work between rollouts (:class:`sam_env.training.schedule.StepSchedule`), so a
 checkpoint at step N holds a policy trained on exactly N steps, and resuming from it loses nothing.
 """
 
@@ -10,10 +10,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
-
-from agents.ppo.checkpoint import PolicyCheckpoint
 
 from ..config import OPPONENT_KINDS
 from ..evaluate import evaluate

@@ -1,6 +1,6 @@
 """Checkpoints of an SB3 run: the policy, SB3's optimizer, the self-play pool and the RNG states.
 
-The folder layout is the one every trainer shares (:mod:`training.checkpoints`); ``trainer.json``
+The folder layout is the one every trainer shares (:mod:`sam_env.training.checkpoints`); ``trainer.json``
 says ``"trainer": "sb3"``. Nothing is pickled.
 """
 
@@ -17,9 +17,8 @@ import torch
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata, save_policy, save_weights
 from sb3_contrib import MaskablePPO
-
-from agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata, save_policy, save_weights
 
 from ..checkpoints import checked_policy
 from ..config import ConfigError
@@ -73,7 +72,7 @@ def restore_trainer(
 ) -> list[tuple[int, PolicyCheckpoint]]:
     """Load policy, optimizer, step count and RNG states into ``model``; return the self-play pool.
 
-    ``trainer`` is the folder's ``trainer.json`` (:func:`~training.checkpoints.read_trainer_state`).
+    ``trainer`` is the folder's ``trainer.json`` (:func:`~sam_env.training.checkpoints.read_trainer_state`).
     """
     policy = checked_policy(folder, config)
     try:

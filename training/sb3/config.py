@@ -11,10 +11,10 @@ VEC_ENVS = ("dummy", "subproc")
 
 @dataclass(frozen=True)
 class SB3Config(MaskedPPOConfig):
-    """sb3-contrib's MaskablePPO (:mod:`training.sb3`): one learner seat per table against the
+    """sb3-contrib's MaskablePPO (:mod:`sam_env.training.sb3`): one learner seat per table against the
     opponent mix (Python bots and snapshots, one table at a time), SB3's rollouts and update.
 
-    Every field of :class:`~training.config.MaskedPPOConfig` and :class:`~training.config.RunConfig`,
+    Every field of :class:`~sam_env.training.config.MaskedPPOConfig` and :class:`~sam_env.training.config.RunConfig`,
     with these meanings where the trainer gives them one: ``total_timesteps`` is SB3's timesteps
     (the learner's moves); a rollout is ``n_steps × n_envs`` steps, and ``batch_size`` must divide
     it; the evaluations every ``eval_every`` steps meet the heuristic bot.

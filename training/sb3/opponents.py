@@ -13,12 +13,12 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from sam_env.agents.ppo.bot import PPOBot
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
+from sam_env.agents.registry import make_agent
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from agents.ppo.bot import PPOBot
-from agents.ppo.checkpoint import PolicyCheckpoint
-from agents.registry import make_agent
 from sam_env import SingleAgentEnv
 from sam_env.bot import Bot
 from sam_env.core import SeatView

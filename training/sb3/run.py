@@ -5,11 +5,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from sam_env.agents.ppo.sb3 import policy_kwargs
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
-
-from agents.ppo.sb3 import policy_kwargs
 
 from ..checkpoints import read_trainer_state
 from ..config import ConfigError, TrainResult

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-
-from apps import evaluate
-from apps.web.cli import running
-from apps.web.server import create_app
+from sam_env.apps import evaluate
+from sam_env.apps.web.cli import running
+from sam_env.apps.web.server import create_app
 
 
 @pytest.fixture(scope="session")

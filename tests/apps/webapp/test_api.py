@@ -12,9 +12,8 @@ from typing import Any
 import httpx
 import pytest
 from policy_files import write_checkpoint
-
-from apps.web.cli import running
-from apps.web.server import create_app
+from sam_env.apps.web.cli import running
+from sam_env.apps.web.server import create_app
 
 
 def new_game(client: httpx.Client, **body: Any) -> tuple[str, dict]:

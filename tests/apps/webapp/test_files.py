@@ -9,9 +9,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-
-from apps.web.errors import NotFound
-from apps.web.replays import ReplayStore, open_records
+from sam_env.apps.web.errors import NotFound
+from sam_env.apps.web.replays import ReplayStore, open_records
 
 HANDS = 3 * 6 * 4  # 3 deals, 6 ordered pairs of heuristic, greedy and random, 4 rotations each
 

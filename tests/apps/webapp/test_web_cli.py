@@ -10,12 +10,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-
-from apps.web import cli
+from sam_env.apps.web import cli
 
 
 def test_sam_web_serves_the_page_on_a_free_port(served: Path) -> None:
-    command = [sys.executable, "-m", "apps.web.cli", "--port", "0", "--serve", str(served)]
+    command = [sys.executable, "-m", "sam_env.apps.web.cli", "--port", "0", "--serve", str(served)]
     server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     try:
         deadline, url = time.monotonic() + 120, None

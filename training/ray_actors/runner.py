@@ -1,9 +1,9 @@
 """An env runner: one Ray actor's tables, played exactly as the batched trainer plays its own.
 
-The runner holds a :class:`training.batched.trainer.BatchedTrainer` built from the run's config
+The runner holds a :class:`sam_env.training.batched.trainer.BatchedTrainer` built from the run's config
 (on the CPU, no ``init_from``: the learner sends its weights before every rollout) and uses
 only its rollout side: the :class:`sam_env.VectorEnv`, the seat draws, the frozen networks of the
-pool, the compiled heuristic and the :class:`~training.batched.rollout.Collector` that plays them
+pool, the compiled heuristic and the :class:`~sam_env.training.batched.rollout.Collector` that plays them
 all in batch and credits money to the seat it belongs to. So a runner's rollout is the local
 trainer's, decision for decision; there is one rollout code and one PPO.
 
@@ -18,8 +18,7 @@ import dataclasses
 
 import numpy as np
 import torch
-
-from agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
 
 from ..batched.rollout import RolloutBuffer, RolloutStats
 from ..batched.trainer import BatchedTrainer

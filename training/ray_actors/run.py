@@ -3,7 +3,7 @@
 ``train.py`` calls :func:`train` for configs with ``trainer: ray``. Ray is started locally on
 ``num_cpus`` CPUs, or joined at ``train.py --address`` / ``RAY_ADDRESS`` (a cluster made with
 ``ray start``, docs/rllib.md), and always shut down, also on an error, so no Ray process of a local
-run outlives it. Checkpoints are the batched trainer's (:mod:`training.batched.state`), so
+run outlives it. Checkpoints are the batched trainer's (:mod:`sam_env.training.batched.state`), so
 ``--resume`` continues a Ray run as it continues a local one.
 """
 

@@ -1,17 +1,16 @@
 """The learner of a Ray run: the batched trainer, its rollouts played by env runner actors.
 
-:class:`RayTrainer` is :class:`training.batched.trainer.BatchedTrainer` with one difference: its
+:class:`RayTrainer` is :class:`sam_env.training.batched.trainer.BatchedTrainer` with one difference: its
 collector is a :class:`.group.RunnerGroup`, and every snapshot that joins its pool also joins the
-runners'. The loop, the PPO update (:func:`training.batched.ppo.update` on the runners' joined
-decisions), the evaluations, the checkpoints (:mod:`training.batched.state`) and the logs are the
+runners'. The loop, the PPO update (:func:`sam_env.training.batched.ppo.update` on the runners' joined
+decisions), the evaluations, the checkpoints (:mod:`sam_env.training.batched.state`) and the logs are the
 batched trainer's own.
 """
 
 from __future__ import annotations
 
+from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
 from stable_baselines3.common.logger import Logger
-
-from agents.ppo.checkpoint import PolicyCheckpoint
 
 from ..batched.trainer import BatchedTrainer
 from .config import RayConfig

@@ -1,4 +1,4 @@
-"""Search targets from ``VectorEnv`` self-play (agents.search.selfplay).
+"""Search targets from ``VectorEnv`` self-play (sam_env.training.expert.search_targets).
 
 A decision read from a ``VectorEnv`` table must be the decision the seat sees in ``sam_env.env()``
 when the table's deal and recorded moves are replayed there (its cards, every seat's played cards
@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from sam_env.agents.ppo.bot import pretrained_checkpoint
+from sam_env.agents.registry import shipped_network_for
+from sam_env.agents.search import DecisionPoint
+from sam_env.agents.search.engine import BatchedSearch
+from sam_env.training.expert.search_targets import HandHistories, decision_points, search_targets
 
 import sam_env
-from agents.ppo.bot import pretrained_checkpoint
-from agents.registry import shipped_network_for
-from agents.search import DecisionPoint
-from agents.search.engine import BatchedSearch
-from agents.search.selfplay import HandHistories, decision_points, search_targets
 from sam_env import RuleConfig
 from sam_env.core.rules import INSTANT_WIN_TYPES
 from sam_env.vector import VectorEnv

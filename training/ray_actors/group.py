@@ -1,6 +1,6 @@
 """The env runners as the learner sees them: a collector whose tables play in Ray actors.
 
-:class:`RunnerGroup` stands where the batched trainer's :class:`~training.batched.rollout.Collector`
+:class:`RunnerGroup` stands where the batched trainer's :class:`~sam_env.training.batched.rollout.Collector`
 stands (``collect()`` returns the rollout's statistics and leaves its decisions in ``buffer``), so the
 batched trainer's loop, PPO update, pool, evaluations and checkpoints run unchanged on the learner
 (:class:`.learner.RayTrainer`). Each rollout the learner's weights are put in Ray's object store

@@ -1,11 +1,11 @@
 """The batched trainer on Ray (``trainer: ray``): env runner actors that step a :class:`sam_env.VectorEnv`,
 one learner, the weights sent to every runner before each rollout.
 
-The rollouts and the PPO are :mod:`training.batched`'s own, not a second copy: each env runner
+The rollouts and the PPO are :mod:`sam_env.training.batched`'s own, not a second copy: each env runner
 holds the batched trainer's tables, seat draws, frozen snapshots, compiled heuristic and
-:class:`~training.batched.rollout.Collector` (hundreds of tables, the learner's seats in one
+:class:`~sam_env.training.batched.rollout.Collector` (hundreds of tables, the learner's seats in one
 batched forward pass, money credited to the seat it belongs to), and the learner runs the batched
-trainer's loop and :func:`~training.batched.ppo.update` on the runners' joined decisions. Configs are
+trainer's loop and :func:`~sam_env.training.batched.ppo.update` on the runners' joined decisions. Configs are
 the batched trainer's with two more fields, checkpoints are its checkpoints, and ``--resume`` works.
 Why not RLlib's env runners: docs/rllib.md (measured by ``benchmarks/bench_rllib_runners.py``).
 

@@ -12,9 +12,9 @@ from ..batched.config import BatchedConfig
 
 @dataclass(frozen=True)
 class RayConfig(BatchedConfig):
-    """The batched trainer (:mod:`training.batched`) with its tables in Ray actors (:mod:`training.ray`).
+    """The batched trainer (:mod:`~sam_env.training.batched`) with its tables in Ray actors (:mod:`.ray_actors`).
 
-    Every field of :class:`~training.batched.config.BatchedConfig`, with these meanings where the
+    Every field of :class:`~sam_env.training.batched.config.BatchedConfig`, with these meanings where the
     Ray trainer gives them one: ``num_tables`` is the tables of *each* env runner (a rollout holds
     ``num_env_runners * num_tables * n_steps`` table steps, so adding runners adds data per update,
     as adding machines should); ``device`` is the learner's (``cuda``: the PPO update on the GPU of

@@ -1,0 +1,5 @@
+"""The project's own plumbing, beside the environment rather than in it.
+
+* :mod:`.deprecation` — old names kept for one release, with a warning that names the new one;
+* :mod:`.config_files` — a mapping of options read from a YAML or JSON file (rules and training configs).
+"""

@@ -1,0 +1,97 @@
+"""Old public names kept working for one release, with a ``DeprecationWarning`` that names the new one.
+
+Every renamed or removed public name is listed in ``CHANGELOG.md``. A module keeps its old names by
+setting ``__getattr__ = deprecated_names(__name__, {"Old": (New, "new.path.New")})`` (PEP 562), so
+the old name costs nothing until someone uses it, and then says where it went; anything else old
+(a config key, say) warns with :func:`warn_deprecated`. Both say the same words, which
+``pyproject.toml`` turns into a test failure anywhere but in a test that expects them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+
+
+def warn_deprecated(old: str, new: str, stacklevel: int = 2) -> None:
+    """Warn that ``old`` is deprecated and goes with the next release; ``new`` says what to use instead."""
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next release; use {new}",
+        DeprecationWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
+def deprecated_names(module: str, names: Mapping[str, tuple[object, str]]) -> Callable[[str], object]:
+    """A module ``__getattr__`` serving ``names`` (old name → (object, its new dotted name)) with a warning."""
+
+    def __getattr__(name: str) -> object:
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        value, new = names[name]
+        warn_deprecated(f"{module}.{name}", new)
+        return value
+
+    return __getattr__
+
+
+MOVED_PACKAGES = ("agents", "evaluation", "training", "apps")
+"""The repository's top-level folders that install as ``sam_env.<name>`` since 0.3.0 (see the CHANGELOG)."""
+
+
+def redirect_moved_package(old: str) -> None:
+    """Serve the pre-0.3 top-level package ``old`` (and its submodules) as ``sam_env.<old>``, with a warning.
+
+    Installing sam-env no longer puts ``agents``, ``evaluation``, ``training`` or ``apps`` into
+    site-packages: owning those generic names overwrote other distributions' files. In a source
+    checkout the folders still sit on ``sys.path`` when Python runs from the repository root, so their
+    ``__init__`` calls this when imported by the old name. It swaps in the ``sam_env.<old>`` module
+    itself and installs a finder that hands out ``sam_env.<old>.x`` for ``<old>.x``, so no module is
+    ever loaded twice (two registries, two classes of one name).
+    """
+    import importlib
+    import sys
+
+    new = f"sam_env.{old}"
+    warn_deprecated(f"the top-level package {old!r}", f"{new!r} (installed sam-env no longer owns {old!r})", 3)
+    if not any(isinstance(f, _MovedPackageFinder) and f.old == old for f in sys.meta_path):
+        sys.meta_path.insert(0, _MovedPackageFinder(old, new))
+    sys.modules[old] = importlib.import_module(new)
+
+
+class _MovedPackageFinder:
+    """A meta-path finder and loader: ``<old>.x.y`` is the module ``<new>.x.y``, the very same object."""
+
+    def __init__(self, old: str, new: str) -> None:
+        self.old, self.new = old, new
+
+    def _new_name(self, fullname: str) -> str:
+        return self.new + fullname[len(self.old) :]
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
+        import importlib.util
+
+        if not fullname.startswith(self.old + "."):
+            return None
+        real = importlib.util.find_spec(self._new_name(fullname))
+        if real is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, self, is_package=real.submodule_search_locations is not None)
+
+    def create_module(self, spec: object) -> object:
+        import importlib
+
+        module = importlib.import_module(self._new_name(spec.name))  # type: ignore[attr-defined]
+        self._real_spec = module.__spec__
+        return module
+
+    def exec_module(self, module: object) -> None:
+        # The import system stamped the alias spec on the shared module; give it back its own.
+        module.__spec__ = self._real_spec  # type: ignore[attr-defined]
+
+    def get_code(self, fullname: str) -> object:
+        """For ``python -m <old>.x``: the code of ``<new>.x``."""
+        import importlib.util
+
+        real = importlib.util.find_spec(self._new_name(fullname))
+        return real.loader.get_code(real.name)  # type: ignore[union-attr]
