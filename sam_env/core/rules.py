@@ -17,7 +17,25 @@ FINISH_ON_TWO_CHOICES = ("pay_played", "lose_and_continue")
 INSTANT_WIN_TYPES = ("dragon", "four_twos", "same_colour", "three_triples", "five_pairs")
 """Instant-win types, strongest first (docs/rules.md §9 priority order)."""
 
-_STAKES = ("card_value", "thoi_per_two", "chop_per_two", "chop_per_quad", "sam_unit", "instant_win_unit", "cong_cards")
+MAX_STAKE = 1000
+"""The largest stake of §12, in units of the bet X."""
+MAX_CONG_CARDS = 100
+"""The most cards a "cóng" loser may be charged (§10)."""
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "n_players": (MIN_PLAYERS, MAX_PLAYERS),
+    "cong_cards": (0, MAX_CONG_CARDS),
+    **{
+        name: (0, MAX_STAKE)
+        for name in ("card_value", "thoi_per_two", "chop_per_two", "chop_per_quad", "sam_unit", "instant_win_unit")
+    },
+}
+"""Every numeric option and its inclusive range (docs/rules.md §14).
+
+The bounds keep every amount a hand can move (at most a few hundred thousand X: a responsible
+seat paying four cóng losers at the top stakes) exact in the float32 rewards of the environments
+and far from the int64 ledgers' limits, so that no stake can overflow the settlement; they are far
+above any house's stakes.
+"""
 
 
 class RuleConfigError(ValueError):
@@ -29,7 +47,7 @@ class RuleConfig:
     """The rules of one table. Defaults are the ones docs/rules.md marks **default**.
 
     Attributes:
-        n_players: seats at the table, 2–5 (§1).
+        n_players: seats at the table, an int from 2 to 5 (§1).
         straights_with_two: 2s may sit in straights (``A-2-3``, ``2-3-4-5``) (§3).
         first_leader: who leads the first hand of a table: ``lowest_card``, ``host`` or ``random`` (§6).
         bao1: the responsibility rule when the next seat has one card: ``penalty`` (an undersized
@@ -38,9 +56,12 @@ class RuleConfig:
         instant_wins: which instant-win hands count (§9), a subset of ``INSTANT_WIN_TYPES``.
         finish_on_two: what happens to a seat whose last play is only 2s: ``pay_played`` or
             ``lose_and_continue`` (§11).
-        cong_cards: cards charged to a loser that never played ("cóng") (§10).
+        cong_cards: cards charged to a loser that never played ("cóng"), an int from 0 to
+            ``MAX_CONG_CARDS`` (§10).
         card_value, thoi_per_two, chop_per_two, chop_per_quad, sam_unit, instant_win_unit:
-            the stakes of §12, in units of the bet X.
+            the stakes of §12, in units of the bet X, each an int from 0 to ``MAX_STAKE``.
+
+    Every numeric option's range is in :data:`INT_RANGES`.
     """
 
     n_players: int = 4
@@ -59,9 +80,11 @@ class RuleConfig:
     instant_win_unit: int = 20
 
     def __post_init__(self) -> None:
-        n = self.n_players
-        if not is_int(n) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            _fail("n_players", n, f"an int from {MIN_PLAYERS} to {MAX_PLAYERS}")
+        for name, (low, high) in INT_RANGES.items():
+            value = getattr(self, name)
+            if not is_int(value) or not low <= value <= high:
+                unit = " (cards)" if name == "cong_cards" else "" if name == "n_players" else " (units of the bet X)"
+                _fail(name, value, f"an int from {low} to {high}{unit}")
         for name in ("straights_with_two", "allow_sam"):
             if not isinstance(getattr(self, name), bool):
                 _fail(name, getattr(self, name), "True or False")
@@ -82,10 +105,6 @@ class RuleConfig:
         if unknown:
             _fail("instant_wins", wins, f"a set drawn from {list(INSTANT_WIN_TYPES)} (unknown: {unknown})")
         object.__setattr__(self, "instant_wins", frozenset(wins))
-        for name in _STAKES:
-            value = getattr(self, name)
-            if not is_int(value) or value < 0:
-                _fail(name, value, "a non-negative int (units of the bet X)")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON/YAML-friendly dict (``instant_wins`` as a sorted list)."""

@@ -42,6 +42,11 @@ def test_round_trip_keeps_tensors_and_metadata(checkpoint: Path) -> None:
         ({"observation_shape": [100]}, "observation shape [100], but a 4-player table observes"),
         ({"format": "pickle"}, "format 'pickle' version 1; expected 'sam-env-policy'"),
         ({"rules": {"n_players": 4, "colour": "red"}}, "bad rules or policy architecture"),
+        ({"rules": {"n_players": 4, "card_value": 10**309}}, "card_value = 1000"),
+        (
+            {"rules": {"n_players": 4, "sam_unit": 1001}},
+            "sam_unit = 1001 is not allowed; expected an int from 0 to 1000",
+        ),
         ({"policy": {"net_arch": {"pi": [16], "vf": [8]}, "activation": "gelu"}}, "activation = 'gelu'"),
     ],
 )

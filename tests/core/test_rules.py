@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from sam_env.core import RuleConfig, RuleConfigError
-from sam_env.core.rules import INSTANT_WIN_TYPES
+from sam_env.core.rules import INSTANT_WIN_TYPES, INT_RANGES
 
 STAKES = ("card_value", "thoi_per_two", "chop_per_two", "chop_per_quad", "sam_unit", "instant_win_unit", "cong_cards")
 
@@ -64,12 +65,17 @@ BAD_VALUES = [
     ("instant_wins", {"four_twos": False}, "a set drawn from"),
 ]
 for _stake in STAKES:
+    _range = "an int from 0 to 100 (cards)" if _stake == "cong_cards" else "an int from 0 to 1000 (units of the bet X)"
     BAD_VALUES += [
-        (_stake, -1, "non-negative int"),
-        (_stake, 1.5, "non-negative int"),
-        (_stake, "4", "non-negative int"),
-        (_stake, None, "non-negative int"),
-        (_stake, False, "non-negative int"),
+        (_stake, -1, _range),
+        (_stake, 1.5, _range),
+        (_stake, "4", _range),
+        (_stake, None, _range),
+        (_stake, False, _range),
+        (_stake, 10**309, _range),
+        (_stake, float("inf"), _range),
+        (_stake, float("nan"), _range),
+        (_stake, 1001 if _stake != "cong_cards" else 101, _range),
     ]
 
 
@@ -104,6 +110,9 @@ def test_bad_value_names_field_value_and_allowed(field: str, value: object, allo
         ("cong_cards", 20),
         ("card_value", 0),
         ("sam_unit", 100),
+        ("sam_unit", 1000),
+        ("card_value", 1000),
+        ("cong_cards", 100),
     ],
 )
 def test_good_values(field: str, value: object) -> None:
@@ -189,3 +198,45 @@ def test_from_dict_rejects_non_mappings(data: object) -> None:
 def test_from_dict_validates_values() -> None:
     with pytest.raises(RuleConfigError, match="n_players"):
         RuleConfig.from_dict({"n_players": 7})
+
+
+def test_every_numeric_option_has_a_range_and_its_ends_are_allowed() -> None:
+    numeric = {f.name for f in dataclasses.fields(RuleConfig) if f.type == "int"}
+    assert numeric == set(INT_RANGES) == {"n_players", *STAKES}
+    for name, (low, high) in INT_RANGES.items():
+        assert getattr(RuleConfig(**{name: low}), name) == low
+        assert getattr(RuleConfig(**{name: high}), name) == high
+        for outside in (low - 1, high + 1):
+            with pytest.raises(RuleConfigError, match=rf"RuleConfig\.{name} = {outside} .* from {low} to {high}"):
+                RuleConfig(**{name: outside})
+
+
+def test_huge_stakes_are_refused_from_a_mapping_as_yaml_and_json_give_them() -> None:
+    with pytest.raises(
+        RuleConfigError, match=r"card_value = 1000000\d+ is not allowed; expected an int from 0 to 1000"
+    ):
+        RuleConfig.from_dict({"card_value": 10**309})
+
+
+def test_the_top_stakes_settle_every_hand_without_overflow() -> None:
+    """At every stake's maximum, hands still settle zero-sum in the engine and the compiled one alike."""
+    import sam_env
+    from sam_env.vector import VectorEnv
+
+    top = RuleConfig(n_players=5, **{name: INT_RANGES[name][1] for name in STAKES}, instant_wins=INSTANT_WIN_TYPES)
+    env = sam_env.raw_env(rules=top)
+    rng = np.random.default_rng(0)
+    for seed in range(20):
+        env.reset(seed=seed)
+        while not env.over:
+            env.step(int(rng.choice(env.legal_moves())))
+        assert sum(env.result.net) == 0
+    vec = VectorEnv(num_tables=8, rules=top, seed=1)
+    batch = vec.reset()
+    finished = 0
+    for _ in range(400):
+        actions = [int(rng.choice(np.flatnonzero(mask))) for mask in batch.action_mask]
+        batch = vec.step(actions)
+        assert np.isfinite(batch.rewards).all() and np.abs(batch.rewards.sum(axis=1)).max() < 1e-3
+        finished += int(batch.terminated.sum())
+    assert finished > 0

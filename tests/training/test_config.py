@@ -140,6 +140,7 @@ def test_yaml_exponent_floats_are_numbers() -> None:
         ),
         ({"final_eval_opponents": ["nobody"]}, "final_eval_opponents = ['nobody'] is not allowed"),
         ({"rules": {"n_players": 9}}, "rules: RuleConfig.n_players = 9 is not allowed"),
+        ({"rules": {"card_value": 10**309}}, "expected an int from 0 to 1000 (units of the bet X)"),
         ({"progress_bar": "yes"}, "progress_bar = 'yes' is not allowed; expected true or false"),
         ({"name": "my run"}, "name = 'my run' is not allowed"),
     ],
@@ -148,6 +149,13 @@ def test_bad_values_name_the_field_the_value_and_what_is_allowed(data: dict[str,
     with pytest.raises(ConfigError) as err:
         config_from_dict(data)
     assert message in str(err.value)
+
+
+def test_a_huge_stake_set_on_the_command_line_is_refused_naming_the_range() -> None:
+    with pytest.raises(
+        ConfigError, match=r"rules: RuleConfig.card_value = 1000+ is not allowed; expected an int from 0"
+    ):
+        load_config(ROOT / "configs" / "smoke.yaml", ["rules.card_value=1" + "0" * 309])
 
 
 @pytest.mark.parametrize(
