@@ -1,4 +1,4 @@
-"""Learner steps per second on Ray against the local batched trainer, in one run: the table of docs/bench_rllib.md.
+"""Learner steps per second on Ray against the local batched trainer, in one run: docs/results/bench_rllib.md.
 
 Each row is one ``python train.py`` run in a subprocess, one after the other, on this machine's cores,
 with evaluations, checkpoints and the final evaluation off; the rate is the run's ``speed.json``:
@@ -22,7 +22,7 @@ kernels, RLlib's build: the warm-up); the rate over the whole run is printed bes
 on a shared machine the other jobs' load lowers every row, so only the ratios within one run of the
 script mean something (the page records the load average before and after).
 
-    python benchmarks/bench_rllib.py [--steps 300000] [--rllib-steps 8000] [--markdown docs/bench_rllib.md]
+    python benchmarks/bench_rllib.py [--steps 300000] [--rllib-steps 8000] [--markdown docs/results/bench_rllib.md]
 """
 
 from __future__ import annotations
@@ -178,8 +178,8 @@ def page(header: str, lines: list[str], args: argparse.Namespace, shared: bool) 
         [
             "# Training throughput on Ray: the local trainer, `trainer: ray` and `trainer: rllib`",
             "",
-            f"Written by `{command} --markdown docs/bench_rllib.md` (`benchmarks/bench_rllib.py`; what each row "
-            "runs is in its docstring). Which path to use when: [rllib.md](rllib.md).",
+            f"Written by `{command} --markdown docs/results/bench_rllib.md` (`benchmarks/bench_rllib.py`; what each "
+            "row runs is in its docstring). Which path to use when: [rllib.md](../rllib.md).",
             "",
             f"{header}.",
             "",

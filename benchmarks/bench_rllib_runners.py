@@ -1,6 +1,6 @@
-"""Could RLlib's own env runners step the compiled tables fast enough? The two designs issue 24 names, measured.
+"""Could RLlib's own env runners step the compiled tables fast enough? Two designs that would keep them, measured.
 
-``trainer: ray`` plays the batched trainer's rollouts in Ray actors (``training/ray``). Before that
+``trainer: ray`` plays the batched trainer's rollouts in Ray actors (``sam_env.training.ray_actors``). Before that
 choice, two ways to keep RLlib's env runners were measured against the local batched trainer, all
 with the default config's network (256x256 tanh, separate heads), tables and PPO settings
 (``configs/default.yaml``: 512 tables, the compiled heuristic in the other three seats, 4 epochs
@@ -25,7 +25,8 @@ of 512-sample minibatches):
 Wall clock, this process and its Ray actors on the machine's cores (shared with other jobs, so only
 the ratios within one run mean something).
 
-    python benchmarks/bench_rllib_runners.py [--tables 512] [--iterations 3] [--markdown docs/bench_rllib_runners.md]
+    python benchmarks/bench_rllib_runners.py [--tables 512] [--iterations 3] \
+        [--markdown docs/results/bench_rllib_runners.md]
 """
 
 from __future__ import annotations
@@ -229,9 +230,9 @@ def page(header: str, lines: list[str], after: str, args: argparse.Namespace) ->
         [
             "# Could RLlib's own env runners step the compiled tables? Two designs, measured",
             "",
-            f"Written by `{command} --markdown docs/bench_rllib_runners.md` (what each row measures: the script's "
-            "docstring). Why `trainer: ray` plays the batched trainer's rollouts in Ray Core actors instead: "
-            "[rllib.md](rllib.md).",
+            f"Written by `{command} --markdown docs/results/bench_rllib_runners.md` (what each row measures: the "
+            "script's docstring). Why `trainer: ray` plays the batched trainer's rollouts in Ray Core actors instead: "
+            "[rllib.md](../rllib.md).",
             "",
             f"{header}; {after}. **The machine is shared** (2 cores, other people's jobs running): compare the rows "
             "of this run with each other, not with other pages.",

@@ -16,7 +16,7 @@ Runs already in ``--out`` (a folder with that name's ``evaluation.json``) are re
 again, so the page can be rewritten from the runs that made it.
 
     nice -n 10 python benchmarks/ray_same_learning.py [--steps 1000000] [--deals 500] [--out /tmp/same_learning]
-        [--markdown docs/ray_same_learning.md]
+        [--markdown docs/results/ray_same_learning.md]
 """
 
 from __future__ import annotations
@@ -103,9 +103,9 @@ def page(lines: list[str], verdict: str, args: argparse.Namespace) -> str:
             "# Same learning on Ray: `trainer: ray` against the local trainer",
             "",
             f"Written by `nice -n 10 python benchmarks/ray_same_learning.py --steps {args.steps} --deals {args.deals} "
-            "--markdown docs/ray_same_learning.md` (what the two runs are: the script's docstring). The same config "
-            "(`configs/vs_heuristic.yaml`, the heuristic in the other seats) and the same number of learner steps; "
-            "each "
+            "--markdown docs/results/ray_same_learning.md` (what the two runs are: the script's docstring). The same "
+            "config (`configs/vs_heuristic.yaml`, the heuristic in the other seats) and the same number of learner "
+            "steps; each "
             "final policy against the heuristic x3 in duplicate over the same deals, every seat rotation, 95% CI "
             "over deals.",
             "",

@@ -1,7 +1,7 @@
-"""Every shipped network on fresh deals: the tables and the figure of docs/ppo_bot.md's "every shipped network".
+"""Every shipped network on fresh deals: the tables and the figure of docs/results/ppo_strength.md.
 
     cd benchmarks && nice -n 10 python shipped_bots.py --deals 2000 --seed 7 --workers 1 \
-        --markdown ../docs/ppo_bot.md --figure ../docs/shipped_bots.png --json ../results/shipped_bots.json
+        --markdown ../docs/results/ppo_strength.md --figure ../docs/shipped_bots.png --json ../results/shipped_bots.json
 
 For every seat count of ``--players`` and every network shipped for it (``agents/pretrained``), one
 duplicate tournament (:func:`sam_env.evaluation.tournament.run_matches`: every deal once per seat rotation, X/hand
@@ -12,7 +12,7 @@ with a 95 % interval over deals), all matches on the same ``--deals`` deals of `
    network's **generalization margin** against each (its X/hand minus the heuristic's, the interval
    paired over deals: :mod:`sam_env.evaluation.panel`, the numbers of ``sam-eval --panel``).
 
-Each table marks the issue's targets beside the figures (4 seats: ≥ +4 against the heuristic, ≥ +1.5
+Each table marks the strength targets beside the figures (4 seats: ≥ +4 against the heuristic, ≥ +1.5
 against ``ppo_v1``; other seat counts ≥ +3; every generalization margin ≥ +1): ✓ where the point
 estimate meets its target, ✗ where it does not.
 Use a seed no choice of any shipped bot was made on: the shipped bots were picked on seed 0's deals.
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,7 +41,7 @@ from sam_env.core import RuleConfig
 REFERENCE = "ppo_v1"
 """The first 4-seat bot, the second opponent of the 4-seat targets."""
 TARGETS = {"heuristic": {4: 4.0}, REFERENCE: {4: 1.5}}
-"""The issue's targets, X/hand: opponent → seat count → the least a network should score."""
+"""The strength targets, X/hand: opponent → seat count → the least a network should score."""
 OTHER_SEATS_TARGET = 3.0
 """The target against the heuristic at the seat counts ``TARGETS`` does not name."""
 MARGIN_TARGET = 1.0
@@ -66,7 +67,7 @@ def plan(networks: Sequence[str], n_players: int) -> list[Match]:
 
 
 def target(opponent: str, n_players: int) -> float:
-    """The issue's target against ``n - 1`` copies of ``opponent`` (NaN: none)."""
+    """The target against ``n - 1`` copies of ``opponent`` (NaN: none)."""
     return TARGETS.get(opponent, {}).get(n_players, OTHER_SEATS_TARGET if opponent == BASELINE else float("nan"))
 
 
@@ -137,6 +138,13 @@ def plot(path: Path, margins: dict[int, list[PanelRow]]) -> None:
     plt.close(fig)
 
 
+def figure_link(args: argparse.Namespace) -> str:
+    """The figure's path as the page links it: relative to the page's folder (the page may sit below docs/)."""
+    if not args.markdown:
+        return args.figure.name
+    return Path(os.path.relpath(args.figure.resolve(), Path(args.markdown).resolve().parent)).as_posix()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=2000, help="duplicate deals of every match (default 2000)")
@@ -173,7 +181,7 @@ def main() -> None:
         f"`{command_line()}`: {hands:,} hands in {minutes:.0f} min on {args.workers} worker(s). "
         f"{machine_line('any CPU')}"
     )
-    figure = f"![Generalization margins of the shipped networks]({args.figure.name})" if args.figure else ""
+    figure = f"![Generalization margins of the shipped networks]({figure_link(args)})" if args.figure else ""
     body = "\n\n".join(s for s in [*sections, figure, how] if s)
     print(body)
     if args.figure:

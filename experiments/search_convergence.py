@@ -5,7 +5,7 @@ bot's own 64-deal choices), the candidates are valued on 8 independent sets of 6
 deals. A chooser that sees the first 1, 2 or 4 sets (64, 128, 256 deals) picks a move; the move is
 then judged on the last 4 sets, which it never saw, so the gain over the network's own first choice
 is an unbiased estimate *in the search's model* (its models of every seat, uniform unseen cards, or
-with ``--proposals`` the deals and models its inference draws; the table in docs/ppo_bot.md was
+with ``--proposals`` the deals and models its inference draws; the table in docs/results/ppo_search.md was
 measured without).
 If the gain barely grows with the deals, a bigger budget cannot help much, and what the bot still
 leaves on the table is the model's error, not sampling noise. Writes ``search_convergence.md``.

@@ -1,4 +1,4 @@
-"""Every example of the README and of docs/*.md runs as written, or is marked as a fragment.
+"""Every example of the README and of the docs pages (docs/**/*.md) runs as written, or is marked as a fragment.
 
 - ```` ```python ```` blocks run, each in a fresh namespace. A block right after a line
   ``<!-- fragment -->`` is a piece of a larger program: it is only compiled.
@@ -25,7 +25,8 @@ from sam_env.apps.web import cli as web
 from sam_env.training import cli
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+"""The README and every docs page, those of the results section (``docs/results/``) included."""
 FENCE = re.compile(
     r"^(?P<fragment><!-- fragment -->\n)?(?P<indent>[ \t]*)```(?P<lang>\w*)\n(?P<code>.*?)^(?P=indent)```",
     flags=re.S | re.M,

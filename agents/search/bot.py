@@ -2,7 +2,7 @@
 
 Why: trained by PPO alone, the 4-seat network reached a plateau against heuristic ×3 that more steps, a
 critic that sees the hidden hands and four times the weights did not move (the runs:
-docs/ppo_bot.md#fine-tuning-the-4-seat-bot-further-not-shipped). Card-game programs get their next step
+docs/results/ppo_training.md#fine-tuning-the-4-seat-bot-further-not-shipped). Card-game programs get their next step
 from search at decision time: perfect-information Monte Carlo, as in Bridge and Skat programs (Long et
 al., "Understanding the success of perfect information Monte Carlo sampling in game tree search", AAAI
 2010). Here the compiled playout tables (:class:`~sam_env.vector.playouts.Playouts`) make it cheap:
@@ -48,16 +48,16 @@ Why a mix of opponent models: at 4 seats ``ppo_search`` models the other seats b
 given, quirks included, and a mix is one way to share fewer quirks with any one opponent; in paired
 duplicate trials against heuristic ×3 the mix gained over the network as the only model where the
 heuristic alone and the two networks without it did not (the figures and their commands:
-docs/ppo_bot.md#the-models-of-the-other-seats). At other table sizes the network models every seat
+docs/results/ppo_search.md#the-models-of-the-other-seats). At other table sizes the network models every seat
 (untested mixes are not shipped). The budget matters less than the model: more deals add little to what
 the search gains over the network (``experiments/search_convergence.py`` measures it;
-docs/ppo_bot.md#budget-and-cost).
+docs/results/ppo_search.md#budget-and-cost).
 
 Why inference: uniform deals ignore what the other seats' play says about their cards, the classic
 weakness of perfect-information Monte Carlo; weighing deals by how well the models explain that play is
 the usual remedy in Skat and Bridge programs. It is shipped at 4 seats, where a paired trial chose it, at
-several times the CPU of the uniform search (docs/ppo_bot.md#inference-from-the-hands-history; the
-bot's strength on fresh deals: docs/ppo_bot.md#against-the-heuristic-and-ppo_v1).
+several times the CPU of the uniform search (docs/results/ppo_search.md#inference-from-the-hands-history; the
+bot's strength on fresh deals: docs/results/ppo_search.md#against-the-heuristic-and-ppo_v1).
 
 The bot reads only its own view (``SeatView``: its hand, the public history), never the other
 hands; its opponents need not be any of its models. Its decisions depend on its seed (the sampled

@@ -3,7 +3,7 @@
 Why a module of their own: what stands in for an opponent (the compiled heuristic, a shipped network,
 any checkpoint) and how each is checked and made batched is a question apart from how the search uses
 them (:mod:`sam_env.agents.search.engine`), and the shipped choice per table size is a measured setting
-(docs/ppo_bot.md) that readers look up on its own.
+(docs/results/ppo_search.md) that readers look up on its own.
 """
 
 from __future__ import annotations

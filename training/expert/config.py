@@ -8,7 +8,8 @@ from ..config import ConfigError, RunConfig, refuse_panel_bots, require_field
 
 PLAYS = ("search", "network")
 MAX_RULE_BOT_SHARE = 0.25
-"""Issue 21's cap on the rule bots' seats in a self-play recipe: at most a quarter."""
+"""The cap on the rule bots' seats in a self-play recipe: at most a quarter, so that the network learns the game
+mostly from itself rather than the habits of one rule bot."""
 
 
 @dataclass(frozen=True)
