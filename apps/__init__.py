@@ -1,4 +1,5 @@
-"""The command-line apps, in one place: ``sam-play`` (:mod:`.play`) and ``sam-eval`` (:mod:`.evaluate`).
+"""The command-line apps, in one place: ``sam-play`` (:mod:`.play`), ``sam-eval`` (:mod:`.evaluate`),
+``sam-exploit`` (:mod:`.exploit`, the ``train`` extra) and ``sam-web`` (:mod:`.web`).
 
 They sit on top of everything else (bots, evaluation) and nothing imports them; :mod:`.options` holds
 the options both share (which rules, which bots).

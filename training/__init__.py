@@ -25,7 +25,9 @@ Shared by the trainers:
 * :mod:`.evaluate` — duplicate evaluations during and after training;
 * :mod:`.curves` — the learning-curve figures from the TensorBoard events;
 * :mod:`.widen` — a narrower network widened, playing as before (``init_from``);
-* :mod:`.exploit` — ``sam-exploit``: a best response to a network bot, trained batched.
+* :mod:`.expert.search_targets` — expert iteration's search targets from ``VectorEnv`` self-play.
+
+The command lines that train (``sam-exploit``, a best response to a network bot) are in :mod:`sam_env.apps`.
 """
 
 if __name__ == "training":  # imported by its pre-0.3 name from a source checkout: serve sam_env.training

@@ -3,7 +3,6 @@
 * :mod:`.bot`: :class:`SearchBot`, the registry's ``ppo_search`` (one decision at a time);
 * :mod:`.engine`: :class:`~.engine.BatchedSearch`, many decisions at once, and its results
   (:class:`~.engine.SearchResult`: the move, every candidate's value — the targets to distill);
-* :mod:`.selfplay`: decision points and search targets straight from ``VectorEnv`` self-play;
 * :mod:`.deals`: :class:`DecisionPoint` and what a search samples for it (deals, models);
 * :mod:`.inference`: replaying histories, and weighing deals by the other seats' past moves;
 * :mod:`.network`: the network's forward pass, compiled, row by row the same in any batch;

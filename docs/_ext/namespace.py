@@ -33,9 +33,14 @@ def installed_layout(stage: Path) -> Path:
 
 @event_priority(100)  # before mkdocstrings reads its handlers' options
 def on_config(config: Any) -> Any:
+    python = config.plugins["mkdocstrings"].config.handlers.setdefault("python", {})
+    config_dir = Path(config.config_file_path).resolve().parent
+    paths = python.get("paths", ["."])
+    if ROOT not in [(config_dir / p).resolve() for p in paths]:
+        return config  # a site that reads other sources (a test's small site) keeps its own paths
     stage = Path(tempfile.mkdtemp(prefix="sam-env-api-"))
     atexit.register(shutil.rmtree, stage, ignore_errors=True)
     installed_layout(stage)
-    python = config.plugins["mkdocstrings"].config.handlers.setdefault("python", {})
-    python["paths"] = [str(stage)]
+    # The repository's own entry gives way to the laid-out copy; the other entries keep their order.
+    python["paths"] = [str(stage) if (config_dir / p).resolve() == ROOT else p for p in paths]
     return config
