@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import yaml
-from sam_env.agents.ppo.checkpoint import load_policy
+from sam_env.agents.registry import load_network
 from sam_env.training.checkpoints import check_resume, read_trainer_state, run_dir_of
 from sam_env.training.cli import parse_args
 from sam_env.training.config import ConfigError
@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         report = {"run": run_name, "steps": int(result.steps), "train_seconds": round(result.seconds, 1)}
         opponents, deals = config.final_eval_opponents, config.final_eval_deals
         final_evaluation(
-            load_policy(result.policy), config.policy_label, opponents, deals, config.eval_seed, run_dir, report
+            load_network(result.policy), config.policy_label, opponents, deals, config.eval_seed, run_dir, report
         )
     if curve is not None:
         print(f"\nlearning curve: {curve}")

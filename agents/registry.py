@@ -1,9 +1,11 @@
-"""Bots by spec: the one function (:func:`load_bot`) that turns a name, a checkpoint path or a
-checkpoint in memory into a bot, for evaluation workers, command lines and training alike.
+"""Bots by spec: the one function (:func:`load_bot`) that turns a name, a checkpoint path, a
+checkpoint in memory or your own code into a bot, for evaluation workers, command lines and training alike.
 
 A registry entry is a factory ``seed -> Bot``. Adding a bot — for instance a pretrained network
 loaded by name — is one more entry in ``FACTORIES``. A spec is plain data that pickles, so nothing
-needs registering at run time: a policy being trained is evaluated by passing its checkpoint.
+needs registering at run time: a policy being trained is evaluated by passing its checkpoint, and a
+bot of your own by ``package.module:attr`` or ``path/to/file.py:attr`` (:mod:`.code_specs`,
+:mod:`.bot_objects`).
 """
 
 from __future__ import annotations
@@ -16,11 +18,15 @@ from functools import partial
 from sam_env.bot import Bot, RandomBot
 from sam_env.core import RuleConfig
 
+from .bot_objects import PickledBot, as_bot, object_label
+from .code_specs import is_code_spec, load_code_object
 from .greedy_bot import GreedyBot
 from .heuristic.bot import HeuristicBot
 from .panel import PANEL_BOTS
 from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
-from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, check_table, is_checkpoint_path
+from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, check_table, is_checkpoint_path, load_policy
+from .qnet.bot import QBot
+from .qnet.checkpoint import QCheckpoint, is_qnet_checkpoint, load_qnet
 from .search import SearchBot
 
 BotFactory = Callable[[int | None], Bot]
@@ -36,6 +42,8 @@ FACTORIES.update(PANEL_BOTS)
 FACTORIES.update({name: partial(PPOBot.pretrained, name) for name in pretrained_names()})
 # The shipped "ppo" networks with determinized search at decision time (agents/search/).
 FACTORIES[SearchBot.name] = partial(SearchBot.pretrained, "ppo")
+BUILT_IN = frozenset(FACTORIES)
+"""The names shipped with sam-env; :func:`register` adds others in one process (:func:`registered_at_run_time`)."""
 
 
 class UnknownAgentError(ValueError):
@@ -66,22 +74,45 @@ def make_agent(name: str, seed: int | None = None) -> Bot:
 def register(name: str, factory: BotFactory, replace: bool = False) -> None:
     """Add a bot under ``name`` in this process.
 
-    Worker processes see it only when they are forked from this process after the call; to evaluate
-    a policy, pass its checkpoint (or path) as the bot spec instead, which every process can build.
+    A tournament's worker processes are started fresh (``spawn``), so they receive the factories
+    registered here by pickle (:func:`registered_at_run_time`): a class or a module-level function
+    travels by reference, and a lambda or a closure cannot travel, so matches that seat it are played
+    in this process. A spec (``package.module:attr``, ``path/to/file.py:attr``, a checkpoint) needs
+    no registering: every process builds the bot from it.
     """
+    if name in BUILT_IN:
+        raise ValueError(f"{name!r} is a bot shipped with sam-env; register yours under another name")
     if name in FACTORIES and not replace:
         raise ValueError(f"an agent named {name!r} is already registered")
+    if is_code_spec(name):
+        raise ValueError(f"{name!r} reads as a bot spec (module:attr); register under a name without ':'")
     FACTORIES[name] = factory
 
 
-BotSpec = str | os.PathLike | PolicyCheckpoint
+def registered_at_run_time() -> dict[str, BotFactory]:
+    """The names added by :func:`register` in this process, with their factories."""
+    return {name: factory for name, factory in FACTORIES.items() if name not in BUILT_IN}
+
+
+BotSpec = str | os.PathLike | PolicyCheckpoint | QCheckpoint
 """What names a bot anywhere a bot is asked for: a registered name (``"heuristic"``, ``"ppo"``), a
-checkpoint path (see :func:`~sam_env.agents.ppo.checkpoint.checkpoint_files`), or a checkpoint in memory. All three
-pickle, so a tournament sends specs to its worker processes and each builds its own bots."""
+checkpoint path (see :func:`~sam_env.agents.ppo.checkpoint.checkpoint_files`; a policy, or a Q-network of
+:mod:`sam_env.agents.qnet`), or a checkpoint in memory. All three
+pickle, so a tournament sends specs to its worker processes and each builds its own bots.
+
+Your own code: a code spec ``package.module:attr`` or ``path/to/file.py:attr`` (:mod:`.code_specs`), or
+an object pickled for worker processes (:class:`~.bot_objects.PickledBot`); both are plain data too."""
 
 
-def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = None) -> Bot:
-    """A bot ready to play, from a :data:`BotSpec`.
+def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig | None = None) -> Bot:
+    """A bot ready to play, from a :data:`BotSpec` or from an object of your own.
+
+    A code spec ``package.module:attr`` / ``path/to/file.py:attr`` names a :class:`~sam_env.Bot` class or
+    factory (called with ``seed=`` and ``rules=`` where its signature takes them), a bot instance, or a
+    batched policy ``(observations, masks) -> actions``; any of these may also be passed as the object
+    itself (:func:`~.bot_objects.as_bot`). A spec that does not import raises
+    :class:`~.code_specs.BotSpecError` naming the module and the import error; an object that is not a
+    bot, one naming what was expected.
 
     ``rules``: the table it must fit. Rule-based bots play every table. A network fits only the
     seat count it was trained for (its observation layout depends on it): for a shipped name such as
@@ -95,20 +126,31 @@ def load_bot(spec: BotSpec, seed: int | None = None, rules: RuleConfig | None = 
     if isinstance(spec, PolicyCheckpoint):
         check_table(spec.source, spec.rules.n_players, n_players)
         return PPOBot(spec, seed=seed, name=label_of(spec))
+    if isinstance(spec, QCheckpoint):
+        check_table(spec.source, spec.rules.n_players, n_players)
+        return QBot(spec, seed=seed, name=label_of(spec))
+    if isinstance(spec, PickledBot):
+        return as_bot(spec.load(), seed, rules, spec.label)
     if not isinstance(spec, (str, os.PathLike)):
-        raise TypeError(
-            f"load_bot takes an agent name ({', '.join(available())}), a checkpoint path or a PolicyCheckpoint, "
-            f"got {type(spec).__name__} {spec!r}"
-        )
+        return as_bot(spec, seed, rules)
+    if isinstance(spec, str) and spec not in FACTORIES and is_code_spec(spec):
+        return as_bot(load_code_object(spec), seed, rules, spec)
     # One rule for paths: a path object always names a checkpoint; a string does unless it is a
     # registered name (which wins over a file of the same name).
     if isinstance(spec, os.PathLike) or (spec not in FACTORIES and is_checkpoint_path(spec)):
+        if is_qnet_checkpoint(spec):
+            return QBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=label_of(spec))
         return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=label_of(spec))
     if rules is not None and spec in pretrained_names():
         return PPOBot.pretrained(shipped_network_for(spec, rules), seed=seed, label=spec)
     if rules is not None and spec == SearchBot.name:
         return SearchBot.pretrained(shipped_network_for("ppo", rules), seed=seed)
     return make_agent(spec, seed)
+
+
+def load_network(path: str | os.PathLike, n_players: int | None = None) -> PolicyCheckpoint | QCheckpoint:
+    """The checkpoint ``path`` names, checked: a policy, or a Q-network when its metadata says so."""
+    return load_qnet(path, n_players) if is_qnet_checkpoint(path) else load_policy(path, n_players)
 
 
 def shipped_network_for(name: str, rules: RuleConfig) -> str:
@@ -131,11 +173,16 @@ def shipped_network_for(name: str, rules: RuleConfig) -> str:
     return fitting[0]
 
 
-def label_of(spec: BotSpec) -> str:
-    """The name a bot spec goes by in reports: the registry name, the path, or the checkpoint's source."""
-    if isinstance(spec, PolicyCheckpoint):
+def label_of(spec: BotSpec | object) -> str:
+    """The name a bot spec goes by in reports: the registry name, the path, the code spec as written,
+    the checkpoint's source, or an object's name (a bot's own ``name``, else its class or function name)."""
+    if isinstance(spec, (PolicyCheckpoint, QCheckpoint)):
         return spec.source
-    return os.fspath(spec) if isinstance(spec, os.PathLike) else str(spec)
+    if isinstance(spec, PickledBot):
+        return spec.label
+    if isinstance(spec, (str, os.PathLike)):
+        return os.fspath(spec) if isinstance(spec, os.PathLike) else spec
+    return object_label(spec)
 
 
 def can_play(spec: BotSpec, rules: RuleConfig) -> bool:

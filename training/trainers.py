@@ -14,9 +14,10 @@ from typing import Any
 
 from sam_env.utils.deprecation import warn_deprecated
 
-from . import batched, expert, ray_actors, rllib, sb3
+from . import batched, dmc, expert, ray_actors, rllib, sb3
 from .batched.config import BatchedConfig
 from .config import ConfigError, RunConfig, TrainResult, load_config_data
+from .dmc.config import DMCConfig
 from .expert.config import ExpertConfig
 from .ray_actors.config import RayConfig
 from .rllib.config import RLlibConfig
@@ -40,6 +41,7 @@ TRAINERS: dict[str, Trainer] = {
     "ray": Trainer(RayConfig, ray_actors.train, on_ray=True),
     "rllib": Trainer(RLlibConfig, rllib.train, resumes=False, on_ray=True),
     "expert": Trainer(ExpertConfig, expert.train),
+    "dmc": Trainer(DMCConfig, dmc.train, resumes=False),
 }
 DEFAULT_TRAINER = "batched"
 SAVED_DEFAULT_TRAINER = "sb3"

@@ -1,0 +1,109 @@
+"""The Q-network bot: plays the legal move its network values most, evaluated in numpy from the checkpoint.
+
+Both kinds of :mod:`.checkpoint` play the same way — the greedy move among the legal ones — and
+differ only in how a move's value is computed: a ``dqn`` network gives every action id a value from
+the observation in one pass; a ``dmc`` network scores each legal move from the observation and the
+move's features (:mod:`.features`). For ``dmc`` the first layer is split into its observation and
+move columns, so the observation's part is computed once per decision and each move adds only its
+own columns (a decision has a few to a few dozen legal moves).
+
+:meth:`QBot.best_actions` is the batched policy (``(observations, masks) -> actions``) that
+:class:`sam_env.VectorEnv` adapters and batched evaluations call for thousands of tables at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from sam_env.bot import Bot
+from sam_env.core import SeatView
+
+from ..ppo.checkpoint import ACTIVATIONS
+from .checkpoint import QCheckpoint, load_qnet
+from .features import legal_pairs, move_features
+
+
+class QBot(Bot):
+    """Plays the legal action with the highest Q-value (deterministic: no exploration at play time).
+
+    Args:
+        checkpoint: validated weights and metadata (:func:`~.checkpoint.load_qnet`).
+        seed: unused by the greedy play; accepted so that every bot is built the same way.
+        name: the agent's name in reports (default: the network's kind, ``"dqn"`` or ``"dmc"``).
+    """
+
+    def __init__(self, checkpoint: QCheckpoint, seed: int | None = None, name: str | None = None) -> None:
+        if not isinstance(checkpoint, QCheckpoint):
+            raise TypeError(
+                f"checkpoint must be a QCheckpoint, got {type(checkpoint).__name__} {checkpoint!r}; "
+                "load files with QBot.from_checkpoint(path)"
+            )
+        super().__init__(seed)
+        arch = checkpoint.arch
+        t = checkpoint.tensors
+        self.checkpoint = checkpoint
+        self.kind = arch.kind
+        self.obs_size = checkpoint.obs_size
+        self.n_players = checkpoint.rules.n_players
+        self._hidden = [(t[f"hidden.{i}.weight"], t[f"hidden.{i}.bias"]) for i in range(len(arch.layers))]
+        self._out = (t["out.weight"], t["out.bias"])
+        self._activation = ACTIVATIONS[arch.activation].numpy
+        self.name = name or arch.kind
+
+    @classmethod
+    def from_checkpoint(
+        cls, path: str | Path, seed: int | None = None, n_players: int | None = None, name: str | None = None
+    ) -> QBot:
+        """Load ``<stem>.json`` + ``<stem>.safetensors``; ``n_players``: refuse other table sizes."""
+        return cls(load_qnet(path, n_players=n_players), seed=seed, name=name)
+
+    def action_values(self, observations: np.ndarray) -> np.ndarray:
+        """``float32[k, 201]`` (``dqn`` only): every action's Q-value for ``k`` observation rows."""
+        if self.kind != "dqn":
+            raise ValueError("a dmc network values moves with their features: use move_values")
+        return self._forward_from(np.asarray(observations, dtype=np.float32) @ self._hidden[0][0].T)
+
+    def move_values(self, observations: np.ndarray, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """``float32[p]``: the Q-value of move ``actions[i]`` for the seat observing ``observations[rows[i]]``."""
+        obs = np.asarray(observations, dtype=np.float32)
+        if self.kind == "dqn":
+            return self.action_values(obs)[rows, actions]
+        weight = self._hidden[0][0]
+        state_part = obs @ weight[:, : self.obs_size].T
+        move_part = move_features(obs[rows], actions) @ weight[:, self.obs_size :].T
+        return self._forward_from(state_part[rows] + move_part)[:, 0]
+
+    def best_actions(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``int64[k]``: each row's legal action of highest value — the network as a batched policy."""
+        masks = np.asarray(action_masks, dtype=bool)
+        if self.kind == "dqn":
+            return np.argmax(np.where(masks, self.action_values(observations), -np.inf), axis=1)
+        rows, actions = legal_pairs(masks)
+        values = np.full(masks.shape, -np.inf, dtype=np.float32)
+        values[rows, actions] = self.move_values(observations, rows, actions)
+        return np.argmax(values, axis=1)
+
+    __call__ = best_actions
+
+    def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        vector = observation["observation"]
+        if vector.shape != (self.obs_size,):
+            raise ValueError(
+                f"{self.name}: observation of shape {vector.shape}, but the network was trained on "
+                f"({self.obs_size},) — a {self.n_players}-player table"
+            )
+        mask = np.asarray(observation["action_mask"], dtype=bool)
+        if not mask.any():
+            raise ValueError(f"seat {view.seat} was asked to act with an empty action mask")
+        return int(self.best_actions(vector[None, :], mask[None, :])[0])
+
+    def _forward_from(self, first: np.ndarray) -> np.ndarray:
+        """The rest of the MLP, from the first layer's pre-activation (its weights already applied)."""
+        h = self._activation(first + self._hidden[0][1])
+        for weight, bias in self._hidden[1:]:
+            h = self._activation(h @ weight.T + bias)
+        weight, bias = self._out
+        return h @ weight.T + bias

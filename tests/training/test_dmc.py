@@ -1,0 +1,133 @@
+"""The Deep Monte-Carlo trainer (``trainer: dmc``): its targets on a trajectory worked out by hand, a smoke run
+of ``train.py`` whose checkpoints play legal moves through ``load_bot``, and bad configs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sam_env.agents.qnet.bot import QBot
+from sam_env.agents.qnet.checkpoint import load_qnet
+from sam_env.agents.registry import load_bot
+from sam_env.evaluation.tournament import play_out
+from sam_env.training.batched.rollout import SeatTrajectories
+from sam_env.training.config import ConfigError
+from sam_env.training.dmc.config import DMCConfig
+from sam_env.training.dmc.targets import Decisions, monte_carlo_returns, renumber
+from sam_env.training.trainers import load_config
+from train_script import run_train
+
+import sam_env
+from sam_env import RuleConfig
+
+SMOKE = ("--config", "configs/dmc_smoke.yaml")
+
+
+def _money(**seats: float) -> np.ndarray:
+    """Money of one step at two tables of two seats: keys like ``t0s1``."""
+    out = np.zeros((2, 2), dtype=np.float32)
+    for key, amount in seats.items():
+        out[int(key[1]), int(key[3])] = amount
+    return out
+
+
+def test_targets_are_each_seats_money_from_its_decision_to_the_end_of_the_hand() -> None:
+    """Table 0, two seats. Seat 0 decides (d0); seat 1 decides (d1) and chops seat 0 for 4 X; seat 0 decides
+    (d2); seat 1's forced move is stored nowhere; seat 0 decides (d3) and goes out: it wins 10 X from seat 1.
+    Seat 0's targets: d0 = -4 + 10 = 6, d2 = 10, d3 = 10; seat 1's: d1 = +4 - 10 = -6. Table 1: seat 0's
+    decision (d4) waits for its hand, which ends later (+3 X to seat 0, after its next decision d5)."""
+    decisions = Decisions.allocate(2, 3)
+    trajectories = SeatTrajectories(decisions, num_tables=2, n_players=2)  # type: ignore[arg-type]
+    none = np.array([], dtype=np.int64)
+
+    def decide(table: int, seat: int) -> int:
+        """Store a decision whose observation is its own position (to see which target goes with which)."""
+        [position] = decisions.append(np.full((1, 3), decisions.size, np.float32), np.array([7]))
+        trajectories.record(np.array([table]), np.array([seat]), np.array([position]))
+        return int(position)
+
+    d0 = decide(0, 0)
+    trajectories.credit(_money(), none)
+    d1 = decide(0, 1)
+    trajectories.credit(_money(t0s0=-4, t0s1=4), none)
+    d2 = decide(0, 0)
+    trajectories.credit(_money(), none)
+    trajectories.credit(_money(), none)  # seat 1's forced move: no decision
+    d4 = decide(1, 0)
+    d3 = decide(0, 0)
+    trajectories.credit(_money(t0s0=10, t0s1=-10), np.array([0]))
+    assert (d0, d1, d2, d4, d3) == (0, 1, 2, 3, 4)
+
+    obs, actions, targets, moved = decisions.take_finished()
+    np.testing.assert_array_equal(targets, [6, -6, 10, 10])
+    np.testing.assert_array_equal(obs[:, 0], [0, 1, 2, 4])  # each target beside its own decision
+    np.testing.assert_array_equal(actions, [7, 7, 7, 7])
+    np.testing.assert_array_equal(moved, [-1, -1, -1, 0, -1])
+    renumber(trajectories.last, moved)
+    assert decisions.size == 1 and trajectories.last[1, 0] == 0 and trajectories.last[0, 0] == -1
+
+    d5 = decide(1, 0)  # the waiting decision is linked to the next one at its new position
+    trajectories.credit(_money(t1s0=3, t1s1=-3), np.array([1]))
+    obs, _, targets, _ = decisions.take_finished()
+    assert d5 == 1
+    np.testing.assert_array_equal(targets, [3, 3])
+    np.testing.assert_array_equal(obs[:, 0], [3, 1])  # d4 (stored at 3) moved to 0, d5 stored at 1
+    assert decisions.size == 0
+
+
+def test_returns_of_an_unfinished_trajectory_stay_open() -> None:
+    returns, closed = monte_carlo_returns(
+        np.array([1.0, 2.0, 5.0]), np.array([2, -1, -1]), np.array([False, True, False])
+    )
+    np.testing.assert_array_equal(closed, [False, True, False])
+    assert returns[1] == 2.0
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    runs = tmp_path_factory.mktemp("runs")
+    stdout = run_train(runs, *SMOKE)
+    [run] = list(runs.iterdir())
+    return run, stdout
+
+
+def test_smoke_run_trains_evaluates_and_saves_networks_that_play_legal_moves(smoke: tuple[Path, str]) -> None:
+    run, stdout = smoke
+    assert run.name.startswith("dmc_smoke__s7__")
+    assert "Deep Monte-Carlo" in stdout and "decisions trained on per second" in stdout
+    assert "random x3" in stdout and "95% CI" in stdout
+    state = json.loads((run / "final" / "trainer.json").read_text())
+    assert state["trainer"] == "dmc" and state["num_timesteps"] >= 3000 and state["trained_decisions"] > 500
+    assert [row["step"] for row in state["history"]][:2] == [0, 2048]
+    speed = json.loads((run / "speed.json").read_text())
+    assert speed["decisions_per_second"] > 0
+    folders = [*sorted((run / "checkpoints").iterdir()), run / "final"]
+    assert len(folders) == 2
+    rules = RuleConfig()
+    for folder in folders:
+        checkpoint = load_qnet(folder / "policy.json")
+        assert checkpoint.arch.kind == "dmc" and checkpoint.metadata["network"]["layers"] == [32]
+        bot = load_bot(str(folder), seed=0, rules=rules)
+        assert isinstance(bot, QBot)
+        env = sam_env.env(rules=rules)
+        for hand in range(3):
+            env.reset(seed=hand)
+            play_out(env, lambda seat, observation, view, bot=bot: legal(bot.act(observation, view), observation))
+
+
+def legal(action: int, observation: dict[str, np.ndarray]) -> int:
+    assert observation["action_mask"][action], f"illegal action {action}"
+    return action
+
+
+def test_bad_configs_and_resume_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="epsilon"):
+        DMCConfig(epsilon=1.5)
+    with pytest.raises(ConfigError, match="another trainer"):
+        load_config(Path("configs/dmc_smoke.yaml"), ["learner_share=0.5"])
+    from sam_env.training.dmc import train
+
+    with pytest.raises(ConfigError, match="cannot be resumed"):
+        train(DMCConfig(), tmp_path, resume=tmp_path)

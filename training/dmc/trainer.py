@@ -1,0 +1,163 @@
+"""The Deep Monte-Carlo loop: collect self-play decisions, fit the Q-network to their returns, evaluate, checkpoint.
+
+One :class:`DMCTrainer` owns the tables (:class:`~.selfplay.SelfPlay`), the Q-network, its optimizer and
+the decisions waiting for their hand to end (:class:`~.targets.Decisions`). Each iteration plays
+``n_steps`` table steps, takes the decisions whose hand has ended with their Monte-Carlo targets, and
+runs ``n_epochs`` passes of minibatch squared-error steps over them (DouZero's loss). Logs go to
+TensorBoard under the other trainers' tag names (``charts/``, ``train/``, ``eval/``, ``perf/``), so
+``sam_env.training.curves`` plots a run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from sam_env.agents.qnet.checkpoint import QCheckpoint, qnet_metadata
+from sam_env.agents.qnet.features import move_features
+from sam_env.agents.qnet.network import QNetwork
+from stable_baselines3.common.logger import Logger
+from tqdm import tqdm
+
+from sam_env import VectorEnv
+
+from ..evaluate import evaluate, record_evaluation
+from ..schedule import next_due
+from ..speed import SpeedMeter
+from .config import DMCConfig
+from .selfplay import CollectStats, SelfPlay
+from .targets import Decisions, renumber
+
+ALGORITHM = "DMC (Deep Monte-Carlo, DouZero's)"
+
+
+class DMCTrainer:
+    """Tables, network, optimizer and waiting decisions of one run.
+
+    Args:
+        config: the run's config.
+        logger: where the statistics go (default: nowhere; ``train.py`` passes a TensorBoard logger).
+    """
+
+    def __init__(self, config: DMCConfig, logger: Logger | None = None) -> None:
+        self.config = config
+        seeds = np.random.SeedSequence(config.seed).spawn(3)
+        torch.manual_seed(int(seeds[0].generate_state(1)[0]))
+        venv = VectorEnv(config.num_tables, config.rule_config, seed=int(seeds[1].generate_state(1)[0]))
+        self.net = QNetwork(config.q_arch, venv.observation_size)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
+        self.decisions = Decisions.allocate(config.num_tables * config.n_steps, venv.observation_size)
+        rng = np.random.default_rng(seeds[2])
+        self.selfplay = SelfPlay(venv, self.net, self.decisions, config.epsilon, config.reward_scale, rng)
+        self.generator = np.random.default_rng(seeds[2].spawn(1)[0])
+        self.logger = logger
+        self.num_timesteps = 0
+        self.n_updates = 0
+        self.trained_decisions = 0
+        self.seconds = {"env": 0.0, "inference": 0.0, "update": 0.0, "eval": 0.0}
+        self.history: list[dict[str, float]] = []
+        """One row per evaluation: step, wall seconds, and X/hand with CI per opponent."""
+        self.speed = SpeedMeter()
+        self.last_eval = ""
+
+    def snapshot(self) -> QCheckpoint:
+        """The network now, as a validated in-memory checkpoint (what evaluations and checkpoints use)."""
+        c = self.config
+        meta = qnet_metadata(c.rule_config, c.q_arch, ALGORITHM, c.to_dict(), num_timesteps=self.num_timesteps)
+        return QCheckpoint.in_memory(self.net.tensors(), meta, f"dmc network at step {self.num_timesteps}")
+
+    def learn(self, on_checkpoint: Callable[[int], None] | None = None, label: str = "dmc") -> None:
+        """Train to ``total_timesteps`` moves; ``on_checkpoint(step)`` writes a checkpoint when one is due."""
+        c = self.config
+        due = {"eval": 0 if c.eval_every else float("inf"), "checkpoint": next_due(0, c.checkpoint_every)}
+        every = {"eval": c.eval_every, "checkpoint": c.checkpoint_every}
+        bar = tqdm(total=c.total_timesteps, unit="move", disable=not c.progress_bar, dynamic_ncols=True)
+        self.wall_start = time.perf_counter()
+        self.speed.mark(self.num_timesteps)
+        while self.num_timesteps < c.total_timesteps:
+            for job in due:
+                if self.num_timesteps >= due[job]:
+                    due[job] = next_due(self.num_timesteps, every[job])
+                    if job == "eval":
+                        self.run_eval(label, bar)
+                    elif on_checkpoint is not None:
+                        on_checkpoint(self.num_timesteps)
+            stats = self.selfplay.collect(c.n_steps)
+            for key, seconds in stats.seconds.items():
+                self.seconds[key] += seconds
+            clock = time.perf_counter()
+            obs, actions, targets, moved = self.decisions.take_finished()
+            renumber(self.selfplay.trajectories.last, moved)
+            losses = self.update(obs, actions, targets)
+            self.seconds["update"] += time.perf_counter() - clock
+            self.num_timesteps += stats.moves
+            self.trained_decisions += len(targets)
+            bar.update(stats.moves)
+            self.speed.mark(self.num_timesteps)
+            self._log(losses, targets, stats, bar)
+        bar.close()
+
+    def update(self, obs: np.ndarray, actions: np.ndarray, targets: np.ndarray) -> list[float]:
+        """``n_epochs`` passes of minibatch steps of the squared error between Q(state, move) and the target."""
+        c = self.config
+        moves = torch.from_numpy(move_features(obs, actions))
+        obs_t, targets_t = torch.from_numpy(obs), torch.from_numpy(targets)
+        losses = []
+        for _ in range(c.n_epochs):
+            order = torch.from_numpy(self.generator.permutation(len(targets)))
+            for start in range(0, len(targets), c.batch_size):
+                idx = order[start : start + c.batch_size]
+                rows = torch.arange(len(idx))
+                values = self.net.move_values(obs_t[idx], rows, moves[idx])
+                loss = torch.nn.functional.mse_loss(values, targets_t[idx])
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                self.optimizer.step()
+                losses.append(loss.item())
+                self.n_updates += 1
+        return losses
+
+    def run_eval(self, label: str, bar: tqdm | None = None) -> None:
+        """Duplicate evaluation of the greedy network against each of ``eval_opponents``."""
+        clock = time.perf_counter()
+        c, step = self.config, self.num_timesteps
+        summaries = evaluate(self.snapshot(), label, c.eval_opponents, c.eval_deals, c.eval_seed)
+        self.seconds["eval"] += time.perf_counter() - clock
+        row: dict[str, float] = {"step": step, "wall_seconds": time.perf_counter() - self.wall_start}
+        line = record_evaluation(row, c.eval_opponents, summaries, self.logger, c.rule_config.n_players - 1)
+        self.history.append(row)
+        first = summaries[0]
+        self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
+        if bar is not None:
+            bar.write(f"step {step:>10,} ({row['wall_seconds']:.0f} s): {line}")
+
+    def decisions_per_second(self) -> float:
+        """Decisions trained on per wall second of collecting and updating (evaluations left out)."""
+        busy = self.seconds["env"] + self.seconds["inference"] + self.seconds["update"]
+        return self.trained_decisions / max(busy, 1e-9)
+
+    def _log(self, losses: list[float], targets: np.ndarray, stats: CollectStats, bar: tqdm) -> None:
+        elapsed = time.perf_counter() - self.wall_start
+        moves_per_second = self.num_timesteps / max(elapsed, 1e-9)
+        loss = float(np.mean(losses)) if losses else float("nan")
+        bar.set_postfix_str(
+            f"{moves_per_second:,.0f} moves/s | loss {loss:.3f} | eval {self.last_eval or '-'}", refresh=False
+        )
+        if self.logger is None:
+            return
+        self.logger.record("train/loss", loss)
+        self.logger.record("train/n_updates", self.n_updates)
+        self.logger.record("train/samples", len(targets))
+        if len(targets):
+            self.logger.record("train/target_mean_abs", float(np.abs(targets).mean()))
+        self.logger.record("charts/steps_per_second", moves_per_second)
+        self.logger.record("charts/decisions_per_second", self.decisions_per_second())
+        self.logger.record("charts/hands", stats.hands)
+        if stats.hands:
+            self.logger.record("charts/sam_declared_per_hand", stats.sams_declared / stats.hands)
+        for key, seconds in self.seconds.items():
+            self.logger.record(f"perf/{key}_seconds", seconds)
+        self.logger.dump(self.num_timesteps)
