@@ -17,203 +17,52 @@ the ``n`` rotations.
 
 Games run through the environment (observation dict and ``seat_view``), the code path every bot,
 trained or rule-based, sees in training. A match names its bots by spec (:data:`sam_env.agents.registry.BotSpec`:
-a registry name, a checkpoint path or a checkpoint in memory); each worker process receives the specs
-once and builds its own bots, so a policy being trained is evaluated on every core without being
-registered anywhere. Every bot is reseeded for every hand from ``(seed, deal, seating, slot)``, so
-results do not depend on the number of workers or on how deals are chunked.
+a registry name, a checkpoint path or a checkpoint in memory, a code spec ``module:attr`` or
+``file.py:attr``) or by object (a bot class, factory or instance, a batched policy). Worker processes
+start fresh (:mod:`.workers`: ``spawn``) and receive the specs once, objects pickled; each builds its
+own bots (:mod:`.tasks`), so a policy being trained is evaluated on every core without being
+registered anywhere. An object that does not pickle is played in this process. Every bot is
+reseeded for every hand from ``(seed, deal, seating, slot)``, so results do not depend on the number
+of workers or on how deals are chunked.
+
+A match whose bot raises, answers an illegal move or kills its worker stops at once and is reported
+(deal, seating, seat, bot, error); the other matches play on, and :class:`~.failures.EvaluationError`
+carries the failures and every finished match's results.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
-from pettingzoo import AECEnv
-from sam_env.agents.registry import BotSpec, label_of, load_bot
+from sam_env.agents.bot_objects import PickledBot, PolicyBot, pickled, probe_bot
+from sam_env.agents.code_specs import BotSpecError, is_code_spec, loaded_files
+from sam_env.agents.registry import BUILT_IN, label_of, load_bot, registered_at_run_time
 from tqdm import tqdm
 
-import sam_env
-from sam_env.bot import Bot
-from sam_env.core import HandResult, RuleConfig, SeatView
+from sam_env.core import RuleConfig
 
-from .deals import Deal, make_deal
-from .replay import record_hand
-from .stats import METRICS, Summary, hand_metrics, summarize
+from .failures import EvaluationError, HandError, HandFailure
+from .matches import Match, balanced_orders, hand_seed, play_hand, play_out
+from .stats import METRICS, Summary, summarize
+from .tasks import Task, lockstep_deals, run_task
+from .workers import Done, Failed, Progress, WorkerPool, WorkerSetup
 
-
-@dataclass(frozen=True)
-class Match:
-    """The candidate against ``opponents`` (``n - 1`` bot specs, in turn order after it).
-
-    ``label``: the candidate's name in reports (default: its spec's, :func:`sam_env.agents.registry.label_of`).
-    """
-
-    candidate: BotSpec
-    opponents: tuple[BotSpec, ...]
-    label: str | None = None
-
-    @property
-    def slots(self) -> tuple[BotSpec, ...]:
-        """Bot specs by slot: slot 0 is the candidate, slot ``j`` the ``j``-th opponent."""
-        return (self.candidate, *self.opponents)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """Bot names by slot, as reports and ratings show them."""
-        return (self.label or label_of(self.candidate), *map(label_of, self.opponents))
-
-    @property
-    def opponents_label(self) -> str:
-        names = sorted(set(self.names[1:]))
-        return names[0] + f" x{len(self.opponents)}" if len(names) == 1 else "+".join(self.names[1:])
-
-    @property
-    def seatings(self) -> np.ndarray:
-        """``int[seating, slot]``: the seat of every slot in each seating this match plays every deal in.
-
-        Seating ``o * n + k`` is opponent order ``o`` of :func:`balanced_orders` (only the given order
-        when the opponents are all the same bot) with the candidate in seat ``k``.
-        """
-        n = len(self.slots)
-        orders = balanced_orders(n) if len(set(self.names[1:])) > 1 else [tuple(range(1, n))]
-        rows = []
-        for order in orders:
-            for k in range(n):
-                seats = [0] * n
-                seats[0] = k
-                for position, slot in enumerate(order, start=1):
-                    seats[slot] = (k + position) % n
-                rows.append(seats)
-        return np.array(rows, dtype=np.int32)
-
-
-def balanced_orders(n_players: int) -> list[tuple[int, ...]]:
-    """Orders of the opponent slots ``1 … n-1`` after the candidate (slot 0) in which, around the
-    table, every slot sits directly after every other slot equally often.
-
-    For a prime number of seats (2, 3, 5), the ``n - 1`` orders "every ``m``-th slot" (``m = 1 … n-1``:
-    slot ``p·m mod n`` at position ``p``) put each ordered pair of slots side by side exactly once,
-    since the pair ``(a, a + m)`` is adjacent only in order ``m``. Otherwise (4 seats) every order:
-    3! = 6, in which each ordered pair is adjacent twice.
-    """
-    if all(n_players % d for d in range(2, n_players)):
-        return [tuple(p * m % n_players for p in range(1, n_players)) for m in range(1, n_players)]
-    return list(itertools.permutations(range(1, n_players)))
-
-
-def hand_seed(seed: int, deal: int, seating: int, slot: int) -> int:
-    """The seed an agent gets for one hand; independent of chunking and worker count."""
-    return int(np.random.SeedSequence([seed, deal, seating, slot]).generate_state(1)[0])
-
-
-Chooser = Callable[[int, dict, SeatView], int]
-"""Picks the action of one decision from the deciding seat, its observation dict and its ``seat_view``."""
-
-
-def play_out(env: AECEnv, choose: Chooser) -> HandResult:
-    """Play the hand ``env`` was reset to through to its end, asking ``choose`` at every decision
-    and stepping the finished seats' dead steps itself; return the hand's result.
-
-    The one AEC loop of the project's players: tournaments, the play app and the bot tests differ
-    only in how they choose (and what they record or print on the way)."""
-    raw = env.unwrapped
-    for agent_id in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        if terminated or truncated:
-            env.step(None)
-            continue
-        env.step(choose(raw.seat_of(agent_id), observation, raw.seat_view(agent_id)))
-    return raw.result
-
-
-def play_hand(env: AECEnv, agents_by_seat: Sequence[Bot], deal: Deal) -> HandResult:
-    """Play one hand of ``deal`` with ``agents_by_seat[seat]`` in each seat; return its result."""
-    env.reset(options={"hands": list(deal.hands), "leader": deal.leader})
-    return play_out(env, lambda seat, observation, view: agents_by_seat[seat].act(observation, view))
-
-
-@dataclass(frozen=True)
-class Task:
-    """Deals ``start … stop-1`` of one match, as sent to a worker process (the match by its index).
-
-    ``record``: also return the record of every hand (:mod:`.replay`, as dicts).
-    """
-
-    match_index: int
-    rules: dict[str, object]
-    seed: int
-    start: int
-    stop: int
-    record: bool = False
-
-
-_MATCHES: Sequence[Match] = ()
-"""The matches of the tournament this worker process serves, sent once when the process starts."""
-
-
-def _receive_matches(matches: Sequence[Match]) -> None:
-    global _MATCHES
-    _MATCHES = matches
-
-
-TaskOutput = tuple[Task, np.ndarray, np.ndarray, np.ndarray, list[dict]]
-"""What :func:`run_task` returns: the task, metrics, leaders, money passed on, hand records."""
-
-
-def run_task(task: Task, matches: Sequence[Match] | None = None) -> TaskOutput:
-    """Play a task; return it with ``metrics[deal, seating, slot, metric]``, the deals' leaders,
-    ``passed_on[deal, seating, slot]``, the money the slot's seat paid, net, to the seat after it,
-    and the hands' records in the order played when ``task.record`` (else an empty list).
-
-    ``matches``: those the task's index refers to (default: the ones this worker process received).
-    """
-    rules = RuleConfig.from_dict(task.rules)
-    n = rules.n_players
-    env = sam_env.env(rules=rules)
-    env.reset(seed=task.seed)
-    match = (_MATCHES if matches is None else matches)[task.match_index]
-    seatings = match.seatings
-    agents = [load_bot(spec, rules=rules) for spec in match.slots]
-    metrics = np.zeros((task.stop - task.start, len(seatings), n, len(METRICS)), dtype=np.int32)
-    passed_on = np.zeros((task.stop - task.start, len(seatings), n), dtype=np.int32)
-    leaders = np.zeros(task.stop - task.start, dtype=np.int32)
-    records: list[dict] = []
-    for row, d in enumerate(range(task.start, task.stop)):
-        deal = make_deal(rules, task.seed, d)
-        leaders[row] = deal.leader
-        for s, seats in enumerate(seatings):
-            by_seat: list[Bot] = [agents[0]] * n
-            for slot, seat in enumerate(seats):
-                agents[slot].reseed(hand_seed(task.seed, d, s, slot))
-                by_seat[seat] = agents[slot]
-            result = play_hand(env, by_seat, deal)
-            to_next = _paid_to_next_seat(result, n)
-            for slot, seat in enumerate(seats):
-                metrics[row, s, slot] = hand_metrics(result, seat)
-                passed_on[row, s, slot] = to_next[seat]
-            if task.record:
-                names = [""] * n
-                for slot, seat in enumerate(seats):
-                    names[seat] = match.names[slot]
-                info = {"match": task.match_index, "deal": d, "seating": s, "candidate_seat": int(seats[0])}
-                records.append(record_hand(env.unwrapped.hand, names, info).to_dict())
-    return task, metrics, leaders, passed_on, records
-
-
-def _paid_to_next_seat(result: HandResult, n_players: int) -> list[int]:
-    """Per seat, the money it paid the seat after it in the hand minus what it received from that seat."""
-    paid = [0] * n_players
-    for t in result.ledger:
-        if t.payee == (t.payer + 1) % n_players:
-            paid[t.payer] += t.amount
-        if t.payer == (t.payee + 1) % n_players:
-            paid[t.payee] -= t.amount
-    return paid
+__all__ = [
+    "EvaluationError",
+    "Match",
+    "MatchResult",
+    "Task",
+    "balanced_orders",
+    "hand_seed",
+    "play_hand",
+    "play_out",
+    "run_matches",
+    "run_task",
+]
 
 
 @dataclass(frozen=True)
@@ -258,15 +107,23 @@ def run_matches(
 ) -> list[MatchResult]:
     """Play every match over the same ``deals`` deals of ``seed``, on ``workers`` processes.
 
-    ``workers`` defaults to one process per core; with 1 everything runs in this process.
+    ``workers`` defaults to one process per core; with 1 everything runs in this process. Worker
+    processes start fresh (``spawn``, :mod:`.workers`); matches that seat an object that does not
+    pickle (a lambda, a closure) are played in this process whatever ``workers`` says.
     ``ray``: play the same chunks as Ray tasks instead (:mod:`.ray_pool`), on the cluster at
     ``ray_address`` (or ``RAY_ADDRESS``), else on a Ray started here with ``workers`` CPUs.
     Raises ``ValueError`` before any hand is played if a match does not seat exactly ``n`` agents
     (a missing opponent would fail in a worker, an extra one would silently never play) or seats a
-    bot that cannot play these rules (an unknown name, a checkpoint for another seat count).
+    bot that cannot play these rules (an unknown name, a checkpoint for another seat count, a spec
+    that does not import, a bot of your own that fails or answers an illegal move on a first decision).
+
+    A match whose bot fails during play stops at once (its failure is printed as it happens); the
+    others are played to the end, then :class:`~.failures.EvaluationError` is raised with the
+    failures and the finished matches' results.
 
     ``record``: called with the record of every hand (:mod:`.replay`, as a dict), match by match,
-    deal by deal, seating by seating, whatever the number of workers and the order chunks finish in.
+    deal by deal, seating by seating, whatever the number of workers and the order chunks finish in
+    (a failed match's hands up to its failure are recorded, none after).
     """
     if not isinstance(rules, RuleConfig):
         raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
@@ -281,53 +138,164 @@ def run_matches(
                 f"match {m.names[0]} vs {list(m.names[1:])}: a {n}-player table needs {n - 1} opponents, "
                 f"got {len(m.opponents)}"
             )
-    for label, spec in {name: spec for m in matches for name, spec in zip(m.names, m.slots, strict=True)}.items():
-        try:
-            load_bot(spec, rules=rules)  # a bot that cannot sit at this table fails here, not in a worker
-        except ValueError as err:
-            raise ValueError(f"{label} cannot play this {n}-player table: {err}") from None
+    batched = check_bots(matches, rules)
     workers = workers or os.cpu_count() or 1
+    portable, here = _portable(matches)
     chunk = max(1, min(200, math.ceil(deals / (4 * workers))))
-    tasks = [
-        Task(i, rules.to_dict(), seed, start, min(start + chunk, deals), record is not None)
-        for i, m in enumerate(matches)
-        for start in range(0, deals, chunk)
-    ]
+    tasks = []
+    for i, m in enumerate(matches):
+        step = chunk
+        if batched & set(m.names):  # whole lockstep groups per task: results independent of the chunking
+            group = lockstep_deals(len(m.seatings))
+            step = group * math.ceil(chunk / group)
+        recorded = record is not None
+        tasks += [Task(i, rules.to_dict(), seed, a, min(a + step, deals), recorded) for a in range(0, deals, step)]
     n_seatings = [len(m.seatings) for m in matches]
     metrics = [np.zeros((deals, s, n, len(METRICS)), dtype=np.int32) for s in n_seatings]
     passed_on = [np.zeros((deals, s, n), dtype=np.int32) for s in n_seatings]
     leaders = np.zeros(deals, dtype=np.int32)
     position = {(task.match_index, task.start): k for k, task in enumerate(tasks)}
     finished: dict[int, list[dict]] = {}
+    failures: dict[int, HandFailure] = {}
     written = 0
     with tqdm(total=deals * sum(n_seatings), unit="hand", disable=not progress, smoothing=0.05) as bar:
 
-        def collect(task: Task, values: np.ndarray, task_leaders: np.ndarray, paid: np.ndarray, hands: list) -> None:
+        def flush() -> None:  # in task order: hold a chunk that finished early until those before it are written
             nonlocal written
+            while written in finished:
+                for hand in finished.pop(written):
+                    record(hand)  # type: ignore[misc]
+                written += 1
+
+        def collect(task: Task, values: np.ndarray, task_leaders: np.ndarray, paid: np.ndarray, hands: list) -> None:
+            if task.match_index in failures:
+                return
             metrics[task.match_index][task.start : task.stop] = values
             passed_on[task.match_index][task.start : task.stop] = paid
             leaders[task.start : task.stop] = task_leaders
-            bar.update(values.shape[0] * values.shape[1])
-            if record is not None:  # in task order: hold a chunk that finished early until those before it are written
+            if record is not None:
                 finished[position[task.match_index, task.start]] = hands
-                while written in finished:
-                    for hand in finished.pop(written):
-                        record(hand)
-                    written += 1
+                flush()
+
+        def fail(failure: HandFailure) -> None:
+            if failure.match in failures:
+                return
+            failures[failure.match] = failure
+            bar.write(f"match failed: {failure.describe()}")
+            if record is not None:  # its chunks that will never come are written as empty
+                for (i, _), k in position.items():
+                    if i == failure.match and k >= written:
+                        finished.setdefault(k, [])
+                flush()
 
         if ray:
             from .ray_pool import run_on_ray  # Ray is an optional extra, imported only here
 
-            for outcome in run_on_ray(run_task, tasks, tuple(matches), ray_address, workers):
+            for outcome in run_on_ray(run_task, tasks, tuple(portable), ray_address, workers):
+                bar.update(outcome[1].shape[0] * outcome[1].shape[1])
                 collect(*outcome)
-        elif workers == 1:
-            for task in tasks:
-                collect(*run_task(task, matches))
         else:
-            with ProcessPoolExecutor(workers, initializer=_receive_matches, initargs=(tuple(matches),)) as pool:
-                for future in as_completed([pool.submit(run_task, t) for t in tasks]):
-                    collect(*future.result())
-    return [MatchResult(m, metrics[i], leaders.copy(), passed_on[i]) for i, m in enumerate(matches)]
+            pooled = [t for t in tasks if workers > 1 and t.match_index not in here]
+            if pooled:
+                setup = WorkerSetup(run_task, tuple(portable), loaded_files(), _registered_payloads())
+                size = min(workers, len(pooled))
+                pool = WorkerPool(setup, size, lambda t, at, error: _failure(matches, t, at, error))
+                for event in pool.run(pooled, skip=lambda t: t.match_index in failures):
+                    if isinstance(event, Progress):
+                        bar.update(event.hands)
+                    elif isinstance(event, Done):
+                        collect(*event.output)
+                    elif isinstance(event, Failed):
+                        fail(event.failure)
+            for task in (t for t in tasks if t not in pooled):
+                if task.match_index in failures:
+                    continue
+                try:
+                    collect(*run_task(task, matches, progress=bar.update))
+                except HandError as err:
+                    fail(err.failure)
+    results = [MatchResult(m, metrics[i], leaders.copy(), passed_on[i]) for i, m in enumerate(matches)]
+    if failures:
+        raise EvaluationError(
+            [failures[i] for i in sorted(failures)], [r for i, r in enumerate(results) if i not in failures]
+        )
+    return results
+
+
+def check_bots(matches: Sequence[Match], rules: RuleConfig) -> set[str]:
+    """Build every bot of ``matches`` once for ``rules`` (in this process), so that one that cannot sit at
+    the table fails before any hand; a bot from code (a code spec, an object, a name registered at run
+    time) is also asked for one decision (:func:`~sam_env.agents.bot_objects.probe_bot`). Returns the
+    names of the bots that are batched policies (played in lockstep)."""
+    n = rules.n_players
+    batched = set()
+    for label, spec in {name: spec for m in matches for name, spec in zip(m.names, m.slots, strict=True)}.items():
+        try:
+            bot = load_bot(spec, rules=rules)
+            if _from_code(spec):
+                probe_bot(bot, rules, label)
+        except BotSpecError:
+            raise
+        except ValueError as err:
+            raise ValueError(f"{label} cannot play this {n}-player table: {err}") from None
+        if isinstance(bot, PolicyBot):
+            batched.add(label)
+    return batched
+
+
+def _from_code(spec: object) -> bool:
+    """Whether a bot comes from code outside sam-env (it is probed before play; shipped bots are tested)."""
+    if isinstance(spec, str):
+        return spec in registered_at_run_time() or (is_code_spec(spec) and spec not in BUILT_IN)
+    return isinstance(spec, PickledBot) or not (isinstance(spec, os.PathLike) or hasattr(spec, "tensors"))
+
+
+def _portable(matches: Sequence[Match]) -> tuple[list[Match], set[int]]:
+    """The matches as worker processes receive them (objects pickled), and the indices of those that
+    must be played in this process (an object, or a factory registered at run time, that does not pickle)."""
+    local_names = {name for name, payload in _registered_payloads(strict=False).items() if payload is None}
+    portable, here = [], set()
+    for i, m in enumerate(matches):
+        slots = []
+        for spec in m.slots:
+            if isinstance(spec, (str, os.PathLike, PickledBot)) or hasattr(spec, "tensors"):
+                here.update([i] if isinstance(spec, str) and spec in local_names else [])
+                slots.append(spec)
+                continue
+            carried = pickled(spec, label_of(spec))
+            if carried is None:
+                here.add(i)
+            slots.append(carried or spec)
+        portable.append(Match(slots[0], tuple(slots[1:]), m.label or m.names[0]))
+    return portable, here
+
+
+def _registered_payloads(strict: bool = True) -> dict[str, bytes | None]:
+    """The factories :func:`~sam_env.agents.registry.register` added, pickled (None: does not pickle;
+    left out when ``strict``)."""
+    payloads = {name: pickled(factory, name) for name, factory in registered_at_run_time().items()}
+    out = {name: (None if p is None else p.payload) for name, p in payloads.items()}
+    return {k: v for k, v in out.items() if v is not None} if strict else out
+
+
+def _failure(matches: Sequence[Match], task: Task, at: dict[str, int | None], error: str) -> HandFailure:
+    """The failure of a task whose worker died (or raised outside a hand), placed by its last position."""
+    match = matches[task.match_index]
+    seat, seating = at["seat"], at["seating"]
+    bot = None
+    if seat is not None and seating is not None:
+        bot = match.names[int(np.flatnonzero(match.seatings[seating] == seat)[0])]
+    return HandFailure(
+        match=task.match_index,
+        label=match.description,
+        deal=at["deal"],
+        seating=seating,
+        seat=seat,
+        bot=bot,
+        error=error.strip().splitlines()[-1] if "\n" in error.strip() else error,
+        details=error,
+        last_deal=at["last_deal"],
+    )
 
 
 def _is_count(value: object) -> bool:

@@ -1,0 +1,248 @@
+"""Anything that plays, as a :class:`sam_env.Bot`: your own classes, factories, instances and batched policies.
+
+:func:`as_bot` accepts
+
+* a :class:`~sam_env.Bot` subclass (or any class with an ``act(observation, view)`` method), or a
+  factory function returning a bot: called with ``seed=`` and ``rules=`` where its signature takes them;
+* a bot instance: used as it is;
+* a batched policy (:class:`sam_env.BatchedPolicy`): ``policy(observations, masks) -> actions`` on
+  ``float32[k, obs_dim]`` observations and ``bool[k, 201]`` masks — a function of two positional
+  parameters, a callable object (a ``torch.nn.Module``, for one), or a class of them (built like a
+  bot class). It is wrapped in a :class:`PolicyBot`, which the tournament asks for a whole batch of
+  decisions at once (:mod:`sam_env.evaluation.lockstep`), and everything else for one decision.
+
+:class:`PickledBot` carries an object to worker processes (classes and functions by reference,
+instances by value); :func:`probe_bot` asks a bot for one decision of the table, so that a bot that
+cannot play it is refused before any hand.
+"""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from sam_env.bot import Bot
+from sam_env.core import RuleConfig, SeatView
+from sam_env.encoding import N_ACTIONS, action_name
+
+from .code_specs import BotSpecError
+
+EXPECTED = (
+    "a sam_env.Bot subclass or instance (anything with act(observation, view) -> action), a factory returning one "
+    "(called with seed= and rules= where it takes them), or a batched policy (observations, masks) -> actions"
+)
+
+
+class PolicyBot(Bot):
+    """A batched policy seated as a bot.
+
+    ``act`` asks the policy for a batch of one; :meth:`decide` for many (the tournament plays every
+    hand of a group in lockstep and asks once per round). Each answer is checked: one legal action
+    index per row. :meth:`reseed` restarts the policy's own generator too when it has a ``reseed``.
+    """
+
+    def __init__(self, policy: Callable[[np.ndarray, np.ndarray], object], name: str | None = None) -> None:
+        super().__init__(None)
+        self.policy = policy
+        self.name = name or object_label(policy)
+
+    def reseed(self, seed: int | None) -> None:
+        super().reseed(seed)
+        if callable(getattr(self.policy, "reseed", None)):
+            self.policy.reseed(seed)
+
+    def decide(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """``int64[k]``: the policy's actions for ``k`` rows; ``ValueError`` naming the first bad row."""
+        raw = self.policy(observations, masks)
+        if hasattr(raw, "detach"):  # a torch tensor: the usual return of a network's forward
+            raw = raw.detach().cpu().numpy()
+        actions = np.asarray(raw)
+        if actions.shape != (len(masks),) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(
+                f"{self.name}: a batched policy returns one integer action per row, int[{len(masks)}]; "
+                f"got {actions.dtype}{list(actions.shape)} for {len(masks)} rows"
+            )
+        actions = actions.astype(np.int64, copy=False)
+        inside = (actions >= 0) & (actions < masks.shape[1])
+        legal = inside & masks[np.arange(len(masks)), np.clip(actions, 0, masks.shape[1] - 1)]
+        if not legal.all():
+            row = int(np.flatnonzero(~legal)[0])
+            raise IllegalActionError(self.name, int(actions[row]), np.flatnonzero(masks[row]).tolist(), row)
+        return actions
+
+    def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        return int(self.decide(observation["observation"][None], observation["action_mask"][None])[0])
+
+
+class IllegalActionError(ValueError):
+    """A bot chose an action its mask does not allow (or no action index at all)."""
+
+    def __init__(self, bot: str, action: object, legal: list[int], row: int | None = None) -> None:
+        self.action, self.legal, self.row = action, legal, row
+        names = ", ".join(f"{a} {action_name(a)}" for a in legal)
+        named = isinstance(action, int) and 0 <= action < N_ACTIONS
+        chosen = f"{action} {action_name(action)}" if named else repr(action)
+        where = "" if row is None else f" (row {row} of its batch)"
+        super().__init__(f"{bot} chose the illegal action {chosen}{where}; legal moves: {names}")
+
+
+@dataclass(frozen=True)
+class PickledBot:
+    """An object given in place of a spec (a class, a factory, an instance), pickled so that worker
+    processes can rebuild it; ``label``: its name in reports."""
+
+    label: str
+    payload: bytes
+
+    def load(self) -> object:
+        try:
+            return pickle.loads(self.payload)
+        except Exception as err:  # whatever unpickling raises, the fix is the same
+            raise BotSpecError(
+                f"bot {self.label!r} cannot be rebuilt in this process: {type(err).__name__}: {err}. Name it by a "
+                "spec ('package.module:attr' or 'path/to/file.py:attr') or evaluate with workers=1"
+            ) from err
+
+
+def pickled(obj: object, label: str) -> PickledBot | None:
+    """``obj`` as a :class:`PickledBot`, or None when it does not pickle (a lambda, a closure, a lock)."""
+    try:
+        return PickledBot(label, pickle.dumps(obj))
+    except Exception:  # pickle raises many kinds of errors for what it cannot carry
+        return None
+
+
+def as_bot(obj: object, seed: int | None = None, rules: RuleConfig | None = None, name: str | None = None) -> Bot:
+    """A bot from a class, factory, instance or batched policy (see the module docstring);
+    :class:`~.code_specs.BotSpecError` naming what was expected for anything else."""
+    label = name or object_label(obj)
+    if isinstance(obj, type):
+        if not (issubclass(obj, Bot) or any("__call__" in vars(base) for base in obj.__mro__[:-1])):
+            raise BotSpecError(f"{label}: class {obj.__qualname__} is not a bot; expected {EXPECTED}")
+        return _as_built(_call_factory(obj, seed, rules, label), label, obj)
+    if isinstance(obj, Bot):
+        return obj
+    if not callable(obj):
+        raise BotSpecError(f"{label}: {type(obj).__name__} {obj!r:.80} is not a bot; expected {EXPECTED}")
+    if _is_batched_signature(obj):
+        return PolicyBot(obj, label)
+    return _as_built(_call_factory(obj, seed, rules, label), label, obj)
+
+
+def _as_built(built: object, label: str, maker: object) -> Bot:
+    """What a class or factory returned, as a bot (a batched policy is wrapped)."""
+    if isinstance(built, Bot):
+        if name_given_by_class(built):
+            built.name = label
+        return built
+    if callable(built):
+        return PolicyBot(built, label)
+    raise BotSpecError(
+        f"{label}: {object_label(maker)} returned {type(built).__name__} {built!r:.80}, which is not a bot; "
+        f"expected {EXPECTED}"
+    )
+
+
+def name_given_by_class(bot: Bot) -> bool:
+    """Whether a bot's name is only the default of ``sam_env.Bot`` (then the spec names it in reports)."""
+    return getattr(bot, "name", "bot") == "bot"
+
+
+def _call_factory(factory: Callable[..., object], seed: int | None, rules: RuleConfig | None, label: str) -> object:
+    """Call a class or factory with ``seed=`` and ``rules=`` where its signature takes them."""
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # no signature to read (some builtins): call it plainly
+        parameters = {}
+    open_keywords = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    kwargs = {k: v for k, v in (("seed", seed), ("rules", rules)) if k in parameters or open_keywords}
+    missing = [
+        p.name
+        for p in parameters.values()
+        if p.default is inspect.Parameter.empty
+        and p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        and p.name not in kwargs
+    ]
+    if missing:
+        raise BotSpecError(
+            f"{label}: {object_label(factory)} requires {', '.join(map(repr, missing))}; a bot class or factory is "
+            "called with seed= and rules= (where it takes them) and nothing else"
+        )
+    try:
+        return factory(**kwargs)
+    except BotSpecError:
+        raise
+    except Exception as err:  # a factory that refuses (e.g. another table size) says why
+        raise BotSpecError(f"{label}: {object_label(factory)}(...) raised {type(err).__name__}: {err}") from err
+
+
+def _is_batched_signature(fn: Callable[..., object]) -> bool:
+    """A function of two positional parameters (not named seed/rules) is a batched policy; anything
+    callable that is not a plain function (a ``torch.nn.Module``, a ``BatchedHeuristic``) is one too."""
+    if not (inspect.isfunction(fn) or inspect.ismethod(fn) or hasattr(fn, "func")):  # partials have .func
+        return True
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    if any(p.name in ("seed", "rules") for p in parameters):
+        return False
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in parameters)
+
+
+def object_label(obj: object) -> str:
+    """An object's name in reports: a bot's (or bot class's) own ``name``, else its class's or function's name."""
+    name = getattr(obj, "name", None)
+    is_bot = isinstance(obj, Bot) or (isinstance(obj, type) and issubclass(obj, Bot))
+    if is_bot and isinstance(name, str) and name != "bot":
+        return name
+    for attr in ("__qualname__", "__name__"):
+        if isinstance(getattr(obj, attr, None), str):
+            return getattr(obj, attr)
+    return type(obj).__name__
+
+
+def probe_bot(bot: Bot, rules: RuleConfig, label: str) -> None:
+    """Ask ``bot`` for the first decision of a hand of this table (a batch of two for a batched
+    policy); ``ValueError`` naming the bot and the table if it refuses it, raises, or answers an
+    illegal move. What every bot from code is put through before a hand is played."""
+    import sam_env
+
+    n_players = getattr(bot, "n_players", None)
+    if isinstance(n_players, int) and not isinstance(n_players, bool) and n_players != rules.n_players:
+        raise ValueError(f"{label} plays {n_players}-player tables, not {rules.n_players}-player ones")
+    env = sam_env.env(rules=rules)
+    env.reset(seed=0)
+    observation = env.last()[0]
+    view = env.unwrapped.seat_view(env.agent_selection)
+    try:
+        if isinstance(bot, PolicyBot):
+            rows = np.repeat(observation["observation"][None], 2, 0)
+            bot.decide(rows, np.repeat(observation["action_mask"][None], 2, 0))
+        else:
+            action = bot.act(observation, view)
+            check_action(label, action, observation["action_mask"])
+    except IllegalActionError:
+        raise
+    except Exception as err:  # whatever the bot raises is why it cannot play this table
+        raise ValueError(
+            f"{label} failed on the first decision of a {rules.n_players}-player hand "
+            f"(observation float32[{observation['observation'].shape[0]}]): {type(err).__name__}: {err}"
+        ) from err
+
+
+def check_action(label: str, action: object, mask: np.ndarray) -> int:
+    """``action`` as an int if it is a legal index of ``mask``; else :class:`IllegalActionError`."""
+    try:
+        index = int(action)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        raise IllegalActionError(label, action, np.flatnonzero(mask).tolist()) from None
+    if index != action or not 0 <= index < len(mask) or not mask[index]:
+        shown = action if isinstance(action, int) else repr(action)
+        raise IllegalActionError(label, shown, np.flatnonzero(mask).tolist())
+    return index
