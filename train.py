@@ -5,7 +5,7 @@
     python train.py --set total_timesteps=2000000 --set rules.n_players=3
     python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
 
-Five trainers, chosen by the config's ``trainer:`` key, each a folder of ``training/`` with one entry
+The trainers, chosen by the config's ``trainer:`` key, are each a folder of ``training/`` with one entry
 point, ``train(config, run_dir, resume)`` (``sam_env.training.trainers``):
 
 * ``batched`` (the default, ``sam_env.training.batched``): thousands of tables of :class:`sam_env.VectorEnv`
