@@ -14,10 +14,11 @@ from typing import Any
 
 from sam_env.utils.deprecation import warn_deprecated
 
-from . import batched, dmc, expert, ray_actors, rllib, sb3
+from . import batched, dmc, dqn, expert, ray_actors, rllib, sb3
 from .batched.config import BatchedConfig
 from .config import ConfigError, RunConfig, TrainResult, load_config_data
 from .dmc.config import DMCConfig
+from .dqn.config import DQNConfig
 from .expert.config import ExpertConfig
 from .ray_actors.config import RayConfig
 from .rllib.config import RLlibConfig
@@ -42,6 +43,7 @@ TRAINERS: dict[str, Trainer] = {
     "rllib": Trainer(RLlibConfig, rllib.train, resumes=False, on_ray=True),
     "expert": Trainer(ExpertConfig, expert.train),
     "dmc": Trainer(DMCConfig, dmc.train, resumes=False),
+    "dqn": Trainer(DQNConfig, dqn.train, resumes=False),
 }
 DEFAULT_TRAINER = "batched"
 SAVED_DEFAULT_TRAINER = "sb3"

@@ -14,6 +14,7 @@ from sam_env.training.batched.config import BatchedConfig
 from sam_env.training.checkpoints import run_dir_of
 from sam_env.training.config import ConfigError, MaskedPPOConfig, RunConfig
 from sam_env.training.dmc.config import DMCConfig
+from sam_env.training.dqn.config import DQNConfig
 from sam_env.training.expert.config import ExpertConfig
 from sam_env.training.ray_actors.config import RayConfig
 from sam_env.training.rllib.config import RLlibConfig
@@ -40,6 +41,7 @@ def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
         "rllib": RLlibConfig,
         "expert": ExpertConfig,
         "dmc": DMCConfig,
+        "dqn": DQNConfig,
     }
     shared = {f.name for f in dataclasses.fields(RunConfig)}
     for name, trainer in TRAINERS.items():

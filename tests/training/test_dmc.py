@@ -100,7 +100,7 @@ def test_smoke_run_trains_evaluates_and_saves_networks_that_play_legal_moves(smo
     assert "random x3" in stdout and "95% CI" in stdout
     state = json.loads((run / "final" / "trainer.json").read_text())
     assert state["trainer"] == "dmc" and state["num_timesteps"] >= 3000 and state["trained_decisions"] > 500
-    assert [row["step"] for row in state["history"]][:2] == [0, 2048]
+    assert [row["step"] for row in state["history"]] == [0]
     speed = json.loads((run / "speed.json").read_text())
     assert speed["decisions_per_second"] > 0
     folders = [*sorted((run / "checkpoints").iterdir()), run / "final"]
