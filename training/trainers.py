@@ -14,7 +14,7 @@ from typing import Any
 
 from sam_env.utils.deprecation import warn_deprecated
 
-from . import batched, dmc, dqn, expert, ray_actors, rllib, sb3
+from . import batched, dmc, dqn, expert, ray_actors, rllib, rollout_advantage, sb3
 from .batched.config import BatchedConfig
 from .config import ConfigError, RunConfig, TrainResult, load_config_data
 from .dmc.config import DMCConfig
@@ -22,6 +22,7 @@ from .dqn.config import DQNConfig
 from .expert.config import ExpertConfig
 from .ray_actors.config import RayConfig
 from .rllib.config import RLlibConfig
+from .rollout_advantage.config import RolloutAdvantageConfig
 from .sb3.config import SB3Config
 
 
@@ -43,6 +44,7 @@ TRAINERS: dict[str, Trainer] = {
     "rllib": Trainer(RLlibConfig, rllib.train, resumes=False, on_ray=True),
     "expert": Trainer(ExpertConfig, expert.train),
     "dmc": Trainer(DMCConfig, dmc.train, resumes=False),
+    "rollout_advantage": Trainer(RolloutAdvantageConfig, rollout_advantage.train),
     "dqn": Trainer(DQNConfig, dqn.train, resumes=False),
 }
 DEFAULT_TRAINER = "batched"

@@ -18,6 +18,7 @@ from sam_env.training.dqn.config import DQNConfig
 from sam_env.training.expert.config import ExpertConfig
 from sam_env.training.ray_actors.config import RayConfig
 from sam_env.training.rllib.config import RLlibConfig
+from sam_env.training.rollout_advantage.config import RolloutAdvantageConfig
 from sam_env.training.sb3.config import SB3Config
 from sam_env.training.trainers import TRAINERS, config_from_dict, load_config
 
@@ -42,6 +43,7 @@ def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
         "expert": ExpertConfig,
         "dmc": DMCConfig,
         "dqn": DQNConfig,
+        "rollout_advantage": RolloutAdvantageConfig,
     }
     shared = {f.name for f in dataclasses.fields(RunConfig)}
     for name, trainer in TRAINERS.items():
