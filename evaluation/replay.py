@@ -177,9 +177,11 @@ def parse_records(lines: Iterable[str], source: str = "<records>") -> list[HandR
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = _strict_json(line)
         except json.JSONDecodeError as err:
             raise ReplayError(f"{source} line {number}: not JSON ({err.msg} at column {err.colno})") from None
+        except ValueError as err:
+            raise ReplayError(f"{source} line {number}: not plain JSON ({err})") from None
         try:
             records.append(record_from_dict(data))
         except ReplayError as err:
@@ -187,6 +189,27 @@ def parse_records(lines: Iterable[str], source: str = "<records>") -> list[HandR
     if not records:
         raise ReplayError(f"{source}: no hand record in it (expected JSON Lines written by sam-play/sam-eval --record)")
     return records
+
+
+def _strict_json(line: str) -> Any:
+    """A line of JSON as RFC 8259 has it, or ``ValueError``: no ``NaN`` or ``Infinity`` (nor a number too
+    large for a float), no escaped lone surrogate (a record must print and encode as UTF-8), no nesting
+    deeper than the parser's stack."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is not a JSON number")
+
+    try:
+        data = json.loads(line, parse_constant=refuse)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    try:
+        json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(f"a string holds {err.object[err.start : err.end]!r}, not a character") from None
+    except ValueError:
+        raise ValueError("a number too large for a float") from None
+    return data
 
 
 def _require(ok: bool, message: str) -> None:

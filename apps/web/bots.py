@@ -2,7 +2,9 @@
 
 Bots are named as everywhere else (:func:`sam_env.agents.registry.load_bot`): a registry name (``random``,
 ``heuristic``, ``ppo``, ``ppo_search`` …) or, for a network of one's own, ``checkpoint:<path>``
-with the path relative to the folder given to ``sam-web --checkpoints`` (nothing outside it).
+with the path relative to the folder given to ``sam-web --checkpoints`` (nothing outside it). Bots of
+one's own are offered by their code spec (``my_agent.py:MyBot``, ``my_package.bots:make``) when the
+server is started with ``sam-web --bots SPEC ...``: the page can name no code but those.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from sam_env.core.rules import (
     FINISH_ON_TWO_CHOICES,
     FIRST_LEADER_CHOICES,
     INSTANT_WIN_TYPES,
+    INT_RANGES,
     MAX_PLAYERS,
     MIN_PLAYERS,
 )
@@ -28,24 +31,25 @@ from sam_env.core.rules import (
 from .errors import BadRequest
 from .files import resolve_under
 from .games import HUMAN, Game
+from .schemas import NewGame
 
 CHECKPOINT_PREFIX = "checkpoint:"
-GAME_KEYS = ("players", "rules", "seat", "opponents", "seed")
-DEFAULT_OPPONENT = "heuristic"
 
 
 class BotCatalogue:
-    """The bots the page offers: every registry name and the checkpoints under ``checkpoints``."""
+    """The bots the page offers: every registry name, the code specs of ``bots`` (``sam-web --bots``) and the
+    checkpoints under ``checkpoints``."""
 
-    def __init__(self, checkpoints: Path | None = None) -> None:
+    def __init__(self, checkpoints: Path | None = None, bots: tuple[str, ...] = ()) -> None:
         self.checkpoints = None if checkpoints is None else checkpoints.resolve()
+        self.bots = tuple(dict.fromkeys(bots))
         self._listing: list[dict[str, Any]] | None = None
 
     def listing(self) -> list[dict[str, Any]]:
         """``[{"name", "players": [seat counts it can play]}]``, registry names first (built once: loads networks)."""
         if self._listing is None:
-            names: list[str | Path] = list(available())
-            labels = list(available())
+            names: list[str | Path] = [*available(), *self.bots]
+            labels = [*available(), *self.bots]
             for json_path in self._checkpoint_files():
                 names.append(json_path)
                 labels.append(CHECKPOINT_PREFIX + json_path.relative_to(self.checkpoints).as_posix())
@@ -70,9 +74,11 @@ class BotCatalogue:
             if self.checkpoints is None:
                 raise BadRequest(f"{name!r}: this server has no checkpoint folder (start it with --checkpoints DIR)")
             return resolve_under(self.checkpoints, name[len(CHECKPOINT_PREFIX) :], "checkpoint folder")
+        if name in self.bots:
+            return name
         if name not in available():
             raise BadRequest(
-                f"unknown bot {name!r}; known: {', '.join(available())}"
+                f"unknown bot {name!r}; known: {', '.join([*available(), *self.bots])}"
                 + (", or checkpoint:<path under the checkpoint folder>" if self.checkpoints else "")
             )
         return name
@@ -86,9 +92,10 @@ def _fits(spec: str | Path, n_players: int) -> bool:
 
 
 def rules_options() -> dict[str, Any]:
-    """The rule options the page's form offers, with their defaults."""
+    """The rule options the page's form offers, with their defaults and the ranges of the numeric ones."""
     return {
         "defaults": RuleConfig().to_dict(),
+        "ranges": {name: list(bounds) for name, bounds in INT_RANGES.items()},
         "choices": {
             "n_players": list(range(MIN_PLAYERS, MAX_PLAYERS + 1)),
             "first_leader": list(FIRST_LEADER_CHOICES),
@@ -99,36 +106,27 @@ def rules_options() -> dict[str, Any]:
     }
 
 
-def new_game(body: object, catalogue: BotCatalogue) -> tuple[Game, int | None]:
-    """A game (not started yet) and its seed, from ``{players, rules, seat, opponents, seed}``.
+def new_game(request: NewGame, catalogue: BotCatalogue) -> tuple[Game, int | None]:
+    """A game (not started yet) and its seed, from the checked body of ``POST /api/games``.
 
     Every field is optional: 4 players, the default rules, seat 0, three heuristic bots, a fresh seed.
     ``opponents``: ``n - 1`` bot names in turn order after the person's seat, or one name for all.
     """
-    if not isinstance(body, Mapping):
-        raise BadRequest(f"the body must be a JSON object with some of {list(GAME_KEYS)}, got {body!r}")
-    unknown = sorted(str(k) for k in body if k not in GAME_KEYS)
-    if unknown:
-        raise BadRequest(f"unknown field(s) {unknown}; a new game takes some of {list(GAME_KEYS)}")
-    rules = _rules(body.get("rules", {}), body.get("players"))
+    rules = _rules(request.rules, request.players)
     n = rules.n_players
-    seat = body.get("seat", 0)
-    if not _is_int(seat) or not 0 <= seat < n:
+    seat = request.seat
+    if not 0 <= seat < n:
         raise BadRequest(f"seat must be a seat from 0 to {n - 1} for {n} players, got {seat!r}")
-    seed = body.get("seed")
-    if seed is not None and (not _is_int(seed) or seed < 0):
-        raise BadRequest(f"seed must be a non-negative int or null (a fresh random table), got {seed!r}")
-    names = body.get("opponents", [DEFAULT_OPPONENT])
-    if isinstance(names, str):
-        names = [names]
-    if not isinstance(names, list) or not names:
-        raise BadRequest(f"opponents must be a list of bot names (or one name for every other seat), got {names!r}")
+    names = [request.opponents] if isinstance(request.opponents, str) else list(request.opponents)
+    if not names:
+        raise BadRequest("opponents must name at least one bot (one name for every other seat, or one per seat)")
     lineup = names * (n - 1) if len(names) == 1 else names
     if len(lineup) != n - 1:
         raise BadRequest(
             f"opponents needs {n - 1} names for {n} players (or one name for every seat), got {len(names)}"
         )
     players, bots = [HUMAN] * n, [None] * n
+    seed = request.seed
     bot_seeds = secrets.randbits(31) if seed is None else seed
     for j, name in enumerate(lineup, start=1):
         spec = catalogue.spec(name)
@@ -148,9 +146,7 @@ def _bot(name: str, spec: str | Path, seed: int, rules: RuleConfig) -> Bot:
         ) from None
 
 
-def _rules(options: object, players: object) -> RuleConfig:
-    if not isinstance(options, Mapping):
-        raise BadRequest(f'rules must be a JSON object of rule options (e.g. {{"bao1": "forced"}}), got {options!r}')
+def _rules(options: Mapping[str, Any], players: int | None) -> RuleConfig:
     options = dict(options)
     if players is not None:
         if "n_players" in options and options["n_players"] != players:
@@ -160,7 +156,3 @@ def _rules(options: object, players: object) -> RuleConfig:
         return RuleConfig.from_dict(options)
     except (RuleConfigError, TypeError) as err:
         raise BadRequest(f"bad rules: {err}") from None
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

@@ -8,6 +8,7 @@ and JavaScript files shipped with the package, no build step. Needs the ``web`` 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import threading
 import time
@@ -18,12 +19,17 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 
+from .guard import allowed_hosts
+
+MAX_PORT = 65535
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sam-web",
         description="A local web app: play against any bot (random, greedy, heuristic, ppo, ppo_search, or a "
-        "checkpoint under --checkpoints), step through hands recorded with sam-play/sam-eval --record, and "
+        "checkpoint under --checkpoints, or your own with --bots), step through hands recorded with sam-play/sam-eval "
+        "--record, and "
         "show sam-eval summaries as a leaderboard.",
     )
     parser.add_argument(
@@ -41,7 +47,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="folder whose hand records (*.jsonl) and sam-eval summaries (summary.json, with their plots) the page "
         "may open; nothing outside it is read",
     )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another host name the server answers as, besides 127.0.0.1, localhost, [::1] and --host (e.g. the "
+        "machine's name on the local network, with --host 0.0.0.0); requests naming any other host are refused "
+        "(docs/web.md); repeatable",
+    )
+    parser.add_argument(
+        "--bots",
+        nargs="+",
+        default=[],
+        metavar="SPEC",
+        help="bots of your own the page may seat besides the shipped ones: package.module:attr or "
+        "path/to/file.py:attr (a sam_env.Bot class or factory, or a batched policy); their code runs in this "
+        "server, and the page can name no other code",
+    )
     parser.add_argument("--max-games", type=int, default=64, help="live games at most (default 64)")
+    parser.add_argument(
+        "--games-per-client",
+        type=int,
+        default=8,
+        help="live games one client (address) may hold at once (default 8), so that one cannot take them all",
+    )
     parser.add_argument("--idle-minutes", type=float, default=60.0, help="a game unused this long expires (default 60)")
     return parser
 
@@ -67,6 +97,19 @@ def running(app: Starlette, host: str = "127.0.0.1", port: int = 0, log_level: s
         thread.join(timeout=10)
 
 
+def check_own_bot(spec: str) -> None:
+    """Refuse a ``--bots`` entry that is not a code spec of a bot (one that does not import, names no bot,
+    or names a shipped bot the page offers anyway)."""
+    from sam_env.agents.code_specs import is_code_spec
+    from sam_env.agents.registry import available, load_bot
+
+    if spec in available():
+        raise ValueError(f"{spec!r} is a shipped bot, offered anyway")
+    if not is_code_spec(spec):
+        raise ValueError("expected package.module:attr or path/to/file.py:attr (checkpoints: --checkpoints DIR)")
+    load_bot(spec)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -74,15 +117,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         folder = getattr(args, name)
         if folder is not None and not folder.is_dir():
             parser.error(f"--{name} {folder}: not a folder")
-    if args.max_games < 1 or args.idle_minutes <= 0:
-        parser.error("--max-games must be at least 1 and --idle-minutes positive")
+    for name in ("max_games", "games_per_client"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    if not (math.isfinite(args.idle_minutes) and args.idle_minutes > 0):
+        parser.error(f"--idle-minutes must be a positive number of minutes, got {args.idle_minutes}")
+    if not 0 <= args.port <= MAX_PORT:
+        parser.error(f"--port must be from 0 (a free port) to {MAX_PORT}, got {args.port}")
+    for spec in args.bots:
+        try:
+            check_own_bot(spec)
+        except (ValueError, OSError) as err:  # a spec that does not import, an object that is not a bot
+            parser.error(f"--bots {spec}: {err}")
+    try:
+        hosts = allowed_hosts(args.host, args.allow_host)
+    except ValueError as err:
+        parser.error(f"--host/--allow-host: {err}")
     try:
         import uvicorn
 
         from .server import create_app
     except ImportError as err:
         parser.exit(2, f"sam-web: error: {err.name} is missing; install the web extra: pip install -e '.[web]'\n")
-    app = create_app(args.checkpoints, args.serve, args.max_games, 60 * args.idle_minutes)
+    app = create_app(
+        args.checkpoints,
+        args.serve,
+        args.max_games,
+        60 * args.idle_minutes,
+        games_per_client=args.games_per_client,
+        hosts=hosts,
+        bots=tuple(args.bots),
+    )
     server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="info"))
     if args.open:
 

@@ -1,9 +1,16 @@
 """The web app's refusals: each carries its HTTP status and a message saying what was wrong and what
-was expected; the server turns them into ``{"error": message, ...}`` JSON responses."""
+was expected; the server turns them into ``{"error": message, ...}`` JSON responses. A fault of the
+app itself (:class:`Faults`) is a 500 of the same form."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+LOG = logging.getLogger("sam_env.apps.web")
 
 
 class WebError(Exception):
@@ -45,10 +52,48 @@ class Conflict(WebError):
 
 
 class TooLarge(WebError):
+    """A body larger than the endpoint takes."""
+
     status = 413
+
+
+class TooManyGames(WebError):
+    """One client holds as many live games as one client may."""
+
+    status = 429
 
 
 class Unavailable(WebError):
     """Too many live games or replays; older ones expire when idle."""
 
     status = 503
+
+
+class Faults:
+    """ASGI middleware: an exception the app did not expect becomes a 500 JSON response saying so, logged
+    with its traceback; the connection stays open (an exception left to the server would close it, and a
+    browser's next request on it would fail)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            where = f"{scope['method']} {scope['path']}"
+            LOG.exception("internal error answering %s", where)
+            if started:
+                raise
+            message = f"internal error ({type(exc).__name__}) answering {where}; nothing was changed"
+            await JSONResponse({"error": message}, status_code=500)(scope, receive, send)

@@ -8,12 +8,12 @@ symbolic link that leads outside it is refused (403) before anything is read.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .errors import BadRequest, Forbidden, NotFound
+from .schemas import Summary, parse
 
 REPLAY_SUFFIX = ".jsonl"
 SUMMARY_NAME = "summary.json"
@@ -29,7 +29,10 @@ def resolve_under(root: Path, relative: object, what: str = "served folder") -> 
     if parts.is_absolute() or ".." in parts.parts or (parts.parts and ":" in parts.parts[0]):
         raise Forbidden(f"{relative!r} is not a path inside the {what}: give it relative to that folder, without '..'")
     root = root.resolve()
-    full = (root / parts).resolve()
+    try:
+        full = (root / parts).resolve()
+    except (OSError, RuntimeError) as err:  # a name too long for the file system, a loop of links
+        raise NotFound(f"no file {relative!r} in the {what}: {getattr(err, 'strerror', None) or err}") from None
     if not full.is_relative_to(root):
         raise Forbidden(f"{relative!r} leads outside the {what}")
     return full
@@ -40,7 +43,11 @@ def existing_file(root: Path | None, relative: object, what: str = "served folde
     if root is None:
         raise NotFound("this server serves no folder of files (start it with --serve DIR)")
     path = resolve_under(root, relative, what)
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError as err:  # e.g. a name longer than the file system allows
+        raise NotFound(f"no file {relative!r} in the {what}: {err.strerror}") from None
+    if not found:
         raise NotFound(f"no file {relative!r} in the {what}")
     return path
 
@@ -71,41 +78,39 @@ def _finite(value: Any) -> Any:
     return value
 
 
-MATCH_FIELDS = ("agent", "opponents", "hands", "x_per_hand", "ci_low", "ci_high", "win_rate")
-RATING_FIELDS = ("agent", "x_per_hand", "mu", "sigma", "ordinal", "games")
+def parse_summary(text: str | bytes, source: str) -> dict[str, Any]:
+    """A ``sam-eval`` ``summary.json`` as the leaderboard shows it; :class:`BadRequest` naming what is wrong.
 
-
-def parse_summary(text: str, source: str) -> dict[str, Any]:
-    """A ``sam-eval`` ``summary.json`` as the leaderboard shows it; :class:`BadRequest` naming what is missing."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise BadRequest(f"{source}: not JSON ({err.msg} at line {err.lineno})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("matches"), list):
-        raise BadRequest(f"{source}: not a sam-eval summary.json (expected an object with 'matches' and 'ratings')")
-    for key, fields in (("matches", MATCH_FIELDS), ("ratings", RATING_FIELDS)):
-        rows = data.get(key, [])
-        if not isinstance(rows, list) or not all(isinstance(r, dict) and all(f in r for f in fields) for r in rows):
-            raise BadRequest(f"{source}: every entry of '{key}' needs {list(fields)}")
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
-    rules = config.get("rules") if isinstance(config.get("rules"), dict) else {}
+    Checked by :class:`.schemas.Summary`, which names every field the board reads."""
+    summary = parse(Summary, text, what=source)
     return _finite(
         {
             "source": source,
-            "players": rules.get("n_players"),
-            "deals": config.get("deals"),
-            "seed": config.get("seed"),
-            "matches": [{f: m[f] for f in (*MATCH_FIELDS, "deals")} | {"source": source} for m in data["matches"]],
-            "ratings": [{f: r[f] for f in RATING_FIELDS} | {"source": source} for r in data.get("ratings", [])],
+            "players": summary.config.rules.n_players,
+            "deals": summary.config.deals,
+            "seed": summary.config.seed,
+            "matches": [m.model_dump() | {"source": source} for m in summary.matches],
+            "ratings": [r.model_dump() | {"source": source} for r in summary.ratings],
         }
     )
+
+
+def read_text(path: Path, relative: str) -> str:
+    """A served file's text; :class:`BadRequest` if it is not UTF-8 (a plot, say), :class:`NotFound` if it
+    cannot be read."""
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise BadRequest(f"{relative!r} is not a UTF-8 text file ({err.reason} at byte {err.start})") from None
+    except OSError as err:
+        raise NotFound(f"cannot read {relative!r}: {err.strerror}") from None
 
 
 def summary_from_path(root: Path | None, relative: object) -> dict[str, Any]:
     """The summary at ``relative`` under ``root``, with the URLs of the plots sam-eval wrote beside it."""
     path = existing_file(root, relative)
     assert root is not None
-    board = parse_summary(path.read_text(encoding="utf-8"), str(relative))
+    board = parse_summary(read_text(path, str(relative)), str(relative))
     folder = path.parent.relative_to(root.resolve())
     board["plots"] = [
         "/files/" + (folder / p.name).as_posix() for p in sorted(path.parent.glob("*.png")) if p.is_file()

@@ -10,25 +10,31 @@ Bots can be slow (``ppo_search`` thinks for a fraction of a second per decision,
 machine), so the server calls :meth:`Game.play` and friends in worker threads. A game takes one
 request at a time: a second move sent while the bots are still answering the first is refused
 (409), not queued behind it, and ``GET`` returns the view published by the last finished request.
+A request applies whole or not at all: should anything fail inside it (a bot, the settlement),
+the table, the score and the history are put back as they were before it.
 
 :class:`GameStore` keeps the live games in memory under unguessable ids
-(``secrets.token_urlsafe``), at most ``max_games`` at once; a game unused for ``idle_seconds``
-expires and its id then answers 404.
+(``secrets.token_urlsafe``), at most ``max_games`` at once and at most ``per_client`` for one
+client (its address), so that one client cannot take every seat of the server; a game unused for
+``idle_seconds`` expires, the page deletes its game when it deals a new one or closes, and a
+deleted or expired id answers 404.
 """
 
 from __future__ import annotations
 
+import copy
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import sam_env
 from sam_env.bot import Bot
 from sam_env.core import COMBOS, N_COMBOS, RuleConfig, SeatView, combo_index
 
-from .errors import BadRequest, Conflict, NotFound, Unavailable
+from .errors import BadRequest, Conflict, NotFound, TooManyGames, Unavailable
 from .views import cards_json, illegal_reason, move_entry, seat_view_json
 
 HUMAN = "you"
@@ -66,7 +72,7 @@ class Game:
 
     def start(self, seed: int | None) -> dict[str, Any]:
         """Deal the table's first hand (``seed``: the deals; None for a fresh random table)."""
-        with self._busy():
+        with self._busy(), self._whole():
             self.env.reset(seed=seed)
             return self._begin_hand()
 
@@ -84,10 +90,11 @@ class Game:
             if index not in legal:
                 view = raw.seat_view(raw.agent_of_seat(self.seat))
                 raise Conflict(f"illegal move {COMBOS[index].name}: {illegal_reason(view, index)}", legal=names)
-            self.answer_from = len(self.history) + 1
-            self._step(self.seat, index)
-            self._bots_answer()
-            return self._publish()
+            with self._whole():
+                self.answer_from = len(self.history) + 1
+                self._step(self.seat, index)
+                self._bots_answer()
+                return self._publish()
 
     def next_hand(self) -> dict[str, Any]:
         """Deal the next hand of the same table (the previous winner leads it)."""
@@ -95,8 +102,9 @@ class Game:
             if not self.env.over:
                 names = [COMBOS[a].name for a in self.env.legal_moves()] if self._your_turn() else []
                 raise Conflict("the hand is not over yet: finish it before dealing the next one", legal=names)
-            self.env.reset()
-            return self._begin_hand()
+            with self._whole():
+                self.env.reset()
+                return self._begin_hand()
 
     def view(self) -> dict[str, Any]:
         """The last published view, and whether a request is being answered now."""
@@ -106,6 +114,17 @@ class Game:
 
     def _busy(self) -> _Busy:
         return _Busy(self.lock)
+
+    @contextmanager
+    def _whole(self) -> Iterator[None]:
+        """Put the game back as it was if the request fails midway (the caller holds the lock)."""
+        saved = {name: copy.deepcopy(getattr(self, name)) for name in _REQUEST_STATE}
+        try:
+            yield
+        except BaseException:
+            for name, value in saved.items():
+                setattr(self, name, value)
+            raise
 
     def _your_turn(self) -> bool:
         return not self.env.over and self.env.seat_to_act == self.seat
@@ -144,6 +163,10 @@ class Game:
         return self.snapshot
 
 
+_REQUEST_STATE = ("env", "totals", "hand_number", "history", "answer_from", "snapshot", "_last_view")
+"""What a request may change: the table, the score, the hand's moves and the published view."""
+
+
 class _Busy:
     """Holds a game's lock for one request, refusing (409) instead of waiting when it is taken."""
 
@@ -176,20 +199,31 @@ def parse_action(action: object, legal_names: list[str]) -> int:
 
 
 class GameStore:
-    """The live games by id: at most ``max_games``, each expiring after ``idle_seconds`` unused.
+    """The live games by id: at most ``max_games``, at most ``per_client`` of one client, each expiring
+    after ``idle_seconds`` unused.
 
     ``clock``: seconds, monotonic (tests pass a fake one to expire games without waiting).
     """
 
     def __init__(
-        self, max_games: int = 64, idle_seconds: float = 3600.0, clock: Callable[[], float] = time.monotonic
+        self,
+        max_games: int = 64,
+        idle_seconds: float = 3600.0,
+        clock: Callable[[], float] = time.monotonic,
+        per_client: int = 8,
     ) -> None:
-        if max_games < 1 or idle_seconds <= 0:
-            raise ValueError(f"max_games must be >= 1 and idle_seconds > 0, got {max_games} and {idle_seconds}")
+        if max_games < 1 or per_client < 1 or not idle_seconds > 0:
+            raise ValueError(
+                f"max_games and per_client must be >= 1 and idle_seconds > 0, got {max_games}, {per_client} "
+                f"and {idle_seconds}"
+            )
         self.max_games = max_games
+        self.per_client = per_client
         self.idle_seconds = idle_seconds
         self.clock = clock
         self._games: dict[str, Game] = {}
+        self._owners: dict[str, str] = {}
+        """The client (address) that created each game."""
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -197,26 +231,35 @@ class GameStore:
             self._expire()
             return len(self._games)
 
-    def require_room(self) -> None:
-        """:class:`Unavailable` if no game can be added now (checked before a new game loads its bots)."""
+    def require_room(self, client: str = "") -> None:
+        """:class:`Unavailable` or :class:`TooManyGames` if ``client`` cannot add a game now (checked before a
+        new game loads its bots)."""
         with self._lock:
-            self._require_room()
+            self._require_room(client)
 
-    def _require_room(self) -> None:
+    def _require_room(self, client: str) -> None:
         self._expire()
+        held = sum(owner == client for owner in self._owners.values())
+        if held >= self.per_client:
+            raise TooManyGames(
+                f"you have {held} live games, the most one client may hold; end one with DELETE /api/games/{{id}} "
+                f"(the page does when it deals a new game or closes), or wait: a game expires after "
+                f"{self.idle_seconds:g} s without a request"
+            )
         if len(self._games) >= self.max_games:
             raise Unavailable(
                 f"too many live games ({self.max_games}); a game expires after {self.idle_seconds:g} s "
                 "without a request — try again later"
             )
 
-    def add(self, game: Game) -> str:
-        """Keep ``game`` under a new unguessable id; :class:`Unavailable` when the store is full."""
+    def add(self, game: Game, client: str = "") -> str:
+        """Keep ``game`` under a new unguessable id; :class:`Unavailable` or :class:`TooManyGames` when full."""
         with self._lock:
-            self._require_room()
+            self._require_room(client)
             game_id = secrets.token_urlsafe(18)
             game.last_used = self.clock()
             self._games[game_id] = game
+            self._owners[game_id] = client
             return game_id
 
     def get(self, game_id: str) -> Game:
@@ -225,17 +268,28 @@ class GameStore:
             self._expire()
             game = self._games.get(game_id)
             if game is None:
-                raise NotFound(f"no live game {game_id!r}: unknown, or expired after {self.idle_seconds:g} s idle")
+                raise NotFound(
+                    f"no live game {game_id!r}: unknown, ended, or expired after {self.idle_seconds:g} s idle"
+                )
             game.last_used = self.clock()
             return game
+
+    def delete(self, game_id: str) -> None:
+        """End a game (:class:`NotFound` if there is none); a request it is answering finishes unseen."""
+        with self._lock:
+            if self._games.pop(game_id, None) is None:
+                raise NotFound(f"no live game {game_id!r}: unknown, already ended, or expired")
+            self._owners.pop(game_id, None)
 
     def discard(self, game_id: str) -> None:
         """Forget a game (one whose first hand could not be dealt)."""
         with self._lock:
             self._games.pop(game_id, None)
+            self._owners.pop(game_id, None)
 
     def _expire(self) -> None:
         now = self.clock()
         for game_id, game in list(self._games.items()):
             if now - game.last_used > self.idle_seconds and not game.lock.locked():
                 del self._games[game_id]
+                self._owners.pop(game_id, None)

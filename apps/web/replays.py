@@ -20,7 +20,7 @@ from sam_env.evaluation.replay import HandRecord, ReplayError, parse_records, re
 from sam_env.core import COMBOS, NO_PLAY, Phase
 
 from .errors import BadRequest, NotFound
-from .views import cards_json
+from .views import cards_json, play_order
 
 
 def open_records(text: str, source: str) -> list[HandRecord]:
@@ -51,15 +51,16 @@ def hand_frames(record: HandRecord) -> dict[str, Any]:
     frames = []
     table_cards: list[str] = []
     for move, hand in replay(record):
-        if move is not None and move.cards:
-            table_cards = list(move.cards)
+        shown = None if move is None else move.to_dict() | {"cards": play_order(move.action, list(move.cards))}
+        if shown is not None and shown["cards"]:
+            table_cards = shown["cards"]
         playing = hand.phase is Phase.PLAY
         table = None
         if playing and hand.table_combo != NO_PLAY:
             table = {"action": COMBOS[hand.table_combo].name, "cards": table_cards, "seat": hand.table_owner}
         frames.append(
             {
-                "move": None if move is None else move.to_dict(),
+                "move": shown,
                 "cards": [cards_json(c) for c in hand.cards],
                 "played": [cards_json(p) for p in hand.played],
                 "table": table,

@@ -4,7 +4,7 @@ The API (docs/web.md has it with examples); every refusal is ``{"error": "...", 
 status, and a refused move changes nothing:
 
 * ``POST /api/games`` ``{players, rules, seat, opponents, seed}`` → 201 ``{game_id, view}``
-* ``GET /api/games/{id}`` → ``view``
+* ``GET /api/games/{id}`` → ``view``; ``DELETE /api/games/{id}`` → 204, the game ends
 * ``POST /api/games/{id}/moves`` ``{action}`` (an id or a name such as ``"pair:K"``) → ``view``, after
   the bots have answered (``view.moves``: the moves they made)
 * ``POST /api/games/{id}/next`` → ``view`` of the next hand of the same table
@@ -15,21 +15,24 @@ status, and a refused move changes nothing:
 * ``POST /api/leaderboard`` ``{paths: [...], files: [{name, text}]}`` → ``{boards}``
 * ``GET /files/{path}`` → a plot (PNG or SVG) under ``--serve``
 
-Games, bots and file reading run in worker threads (``run_in_threadpool``), so a slow bot in one
-game never holds up the event loop that answers every other game.
+Every body is read up to a size limit and checked by its endpoint's schema (:mod:`.schemas`);
+requests for another host, and state changes from another site or without a JSON content type,
+are refused before they reach a route (:mod:`.guard`). Games, bots and file reading run in worker
+threads (``run_in_threadpool``), so a slow bot in one game never holds up the event loop that
+answers every other game.
 """
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -39,10 +42,12 @@ from sam_env.core import COMBOS
 from sam_env.core.cards import RANK_NAMES
 
 from .bots import BotCatalogue, new_game, rules_options
-from .errors import BadRequest, Forbidden, TooLarge, WebError
-from .files import IMAGE_TYPES, existing_file, listing, parse_summary, summary_from_path
+from .errors import BadRequest, Faults, Forbidden, NotFound, TooLarge, WebError
+from .files import IMAGE_TYPES, existing_file, listing, parse_summary, read_text, summary_from_path
 from .games import Game, GameStore
+from .guard import RequestGuard, allowed_hosts
 from .replays import ReplayStore, hand_frames, hand_summary, open_records
+from .schemas import Leaderboard, Move, NewGame, NextHand, OpenReplay, parse
 
 STATIC = Path(__file__).resolve().parent / "static"
 SMALL_BODY = 64 * 1024
@@ -51,19 +56,25 @@ LARGE_BODY = 64 * 1024 * 1024
 """Bytes an uploaded file of hand records or summaries may carry."""
 
 
-async def read_json(request: Request, limit: int = SMALL_BODY) -> Any:
-    """The request's JSON body (``{}`` when empty); :class:`BadRequest` or :class:`TooLarge` otherwise."""
+MAX_INDEX_DIGITS = 9
+
+
+async def read_body(request: Request, limit: int = SMALL_BODY) -> bytes:
+    """The request's body, at most ``limit`` bytes (:class:`TooLarge` as soon as it is known to be larger)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise TooLarge(f"the body is larger than {limit} bytes")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
             raise TooLarge(f"the body is larger than {limit} bytes")
-    if not body.strip():
-        return {}
-    try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError) as err:
-        raise BadRequest(f"the body is not JSON: {err}") from None
+    return bytes(body)
+
+
+def client_of(request: Request) -> str:
+    """Who sent a request, for the per-client limit on live games: its address."""
+    return request.client.host if request.client is not None else ""
 
 
 def create_app(
@@ -72,12 +83,18 @@ def create_app(
     max_games: int = 64,
     idle_seconds: float = 3600.0,
     clock: Callable[[], float] = time.monotonic,
+    bots: tuple[str, ...] = (),
+    games_per_client: int = 8,
+    hosts: Sequence[str] | None = None,
 ) -> Starlette:
-    """The app; ``checkpoints``: folder of networks the page may seat, ``serve``: folder of records
-    and summaries it may open; ``max_games`` live games at most, each expiring after ``idle_seconds``."""
-    games = GameStore(max_games, idle_seconds, clock)
+    """The app; ``checkpoints``: folder of networks the page may seat, ``bots``: specs of bots of one's own
+    it may seat too (``package.module:attr``, ``path/to/file.py:attr``), ``serve``: folder of records
+    and summaries it may open; ``max_games`` live games at most (``games_per_client`` of one client),
+    each expiring after ``idle_seconds``; ``hosts``: the host names it answers as (default
+    :func:`.guard.allowed_hosts`: this machine's)."""
+    games = GameStore(max_games, idle_seconds, clock, per_client=games_per_client)
     replays = ReplayStore(idle_seconds=idle_seconds, clock=clock)
-    catalogue = BotCatalogue(checkpoints)
+    catalogue = BotCatalogue(checkpoints, bots)
     serve = None if serve is None else serve.resolve()
 
     async def index(request: Request) -> Response:
@@ -96,10 +113,11 @@ def create_app(
         )
 
     async def create_game(request: Request) -> Response:
-        body = await read_json(request)
-        games.require_room()
+        body = parse(NewGame, await read_body(request))
+        client = client_of(request)
+        games.require_room(client)
         game, seed = await run_in_threadpool(new_game, body, catalogue)
-        game_id = games.add(game)
+        game_id = games.add(game, client)
         try:
             view = await run_in_threadpool(game.start, seed)
         except BaseException:
@@ -110,61 +128,50 @@ def create_app(
     async def get_game(request: Request) -> Response:
         return JSONResponse(games.get(request.path_params["game_id"]).view())
 
+    async def delete_game(request: Request) -> Response:
+        parse(NextHand, await read_body(request))  # no field: only an empty object or no body
+        games.delete(request.path_params["game_id"])
+        return Response(status_code=204)
+
     async def move(request: Request) -> Response:
         game = games.get(request.path_params["game_id"])
-        body = await read_json(request)
         legal = [m["name"] for m in game.snapshot.get("legal", [])]
-        if not isinstance(body, dict) or "action" not in body or len(body) != 1:
-            raise BadRequest(
-                'a move is a JSON object {"action": <an action id or a name such as "pair:K">}', legal=legal
-            )
-        return JSONResponse(await run_in_threadpool(game.play, body["action"]))
+        body = parse(Move, await read_body(request), legal=legal)
+        return JSONResponse(await run_in_threadpool(game.play, body.action))
 
     async def next_hand(request: Request) -> Response:
         game: Game = games.get(request.path_params["game_id"])
+        parse(NextHand, await read_body(request))
         return JSONResponse(await run_in_threadpool(game.next_hand))
 
     async def files(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(listing, serve))
 
     async def open_replay(request: Request) -> Response:
-        body = await read_json(request, LARGE_BODY)
-        if isinstance(body, dict) and set(body) == {"path"}:
-            path = existing_file(serve, body["path"])
-            text, source = await run_in_threadpool(path.read_text, "utf-8"), body["path"]
-        elif isinstance(body, dict) and set(body) == {"name", "text"} and isinstance(body["text"], str):
-            text, source = body["text"], str(body["name"])
+        body = await run_in_threadpool(parse, OpenReplay, await read_body(request, LARGE_BODY))
+        if body.path is not None:
+            path = existing_file(serve, body.path)
+            text, source = await run_in_threadpool(read_text, path, body.path), body.path
         else:
-            raise BadRequest(
-                'open a file of hand records with {"path": <relative to the served folder>} or {"name", "text"}'
-            )
+            text, source = body.text or "", body.name or "upload"
         records = await run_in_threadpool(open_records, text, source)
         hands = [hand_summary(i, r) for i, r in enumerate(records)]
         return JSONResponse({"replay_id": replays.add(records), "source": source, "hands": hands})
 
     async def replay_hand(request: Request) -> Response:
-        try:
-            index = int(request.path_params["index"])
-        except ValueError:
-            raise BadRequest(f"a hand index is an int, got {request.path_params['index']!r}") from None
-        record = replays.hand(request.path_params["replay_id"], index)
+        text = request.path_params["index"]
+        if not (text.isascii() and text.isdigit()):
+            raise BadRequest(f"a hand index is an int >= 0, got {text!r}")
+        if len(text) > MAX_INDEX_DIGITS:
+            raise NotFound(f"no hand {text} in this file")
+        record = replays.hand(request.path_params["replay_id"], int(text))
         return JSONResponse(await run_in_threadpool(hand_frames, record))
 
     async def leaderboard(request: Request) -> Response:
-        body = await read_json(request, LARGE_BODY)
-        if not isinstance(body, dict) or not set(body) <= {"paths", "files"} or not body:
-            raise BadRequest(
-                'a leaderboard takes {"paths": [summary.json paths under the served folder], '
-                '"files": [{"name", "text"}]}'
-            )
-        paths, uploads = body.get("paths", []), body.get("files", [])
-        if not isinstance(paths, list) or not isinstance(uploads, list):
-            raise BadRequest('"paths" and "files" must be lists')
-        boards = [await run_in_threadpool(summary_from_path, serve, p) for p in paths]
-        for upload in uploads:
-            if not isinstance(upload, dict) or not isinstance(upload.get("text"), str):
-                raise BadRequest('an uploaded summary is {"name": <file name>, "text": <the file\'s content>}')
-            board = parse_summary(upload["text"], str(upload.get("name", "upload")))
+        body = await run_in_threadpool(parse, Leaderboard, await read_body(request, LARGE_BODY))
+        boards = [await run_in_threadpool(summary_from_path, serve, p) for p in body.paths]
+        for upload in body.files:
+            board = await run_in_threadpool(parse_summary, upload.text, upload.name or "upload")
             boards.append(board | {"plots": []})
         return JSONResponse({"boards": boards})
 
@@ -190,7 +197,8 @@ def create_app(
         Route("/api/options", options),
         Route("/api/actions", actions),
         Route("/api/games", create_game, methods=["POST"]),
-        Route("/api/games/{game_id}", get_game),
+        Route("/api/games/{game_id}", get_game, methods=["GET"]),
+        Route("/api/games/{game_id}", delete_game, methods=["DELETE"]),
         Route("/api/games/{game_id}/moves", move, methods=["POST"]),
         Route("/api/games/{game_id}/next", next_hand, methods=["POST"]),
         Route("/api/files", files),
@@ -200,7 +208,13 @@ def create_app(
         Route("/files/{path:path}", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={WebError: refused, HTTPException: http_error})
+    middleware = [
+        Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts() if hosts is None else list(hosts)),
+        Middleware(RequestGuard),
+        Middleware(Faults),
+    ]
+    handlers = {WebError: refused, HTTPException: http_error}
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
     app.state.games = games
     app.state.replays = replays
     return app

@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 from sam_env.aec_env import raw_env
 from sam_env.core import COMBOS, NO_PLAY, Phase, RuleConfig, SeatView
-from sam_env.core.cards import card_rank, cards_of, format_card, unary_of_cards
-from sam_env.core.combos import BEATS, LEADS, STRAIGHT_WITH_TWO, Kind, formable_combos
+from sam_env.core.cards import card_rank, cards_of, format_card, parse_card, unary_of_cards
+from sam_env.core.combos import BEATS, LEADS, LINE_RANKS, STRAIGHT_WITH_TWO, Kind, combo_index, formable_combos
 
 
 class GameState(Protocol):
@@ -37,13 +37,25 @@ def cards_json(mask: int) -> list[str]:
     return [format_card(c) for c in cards_of(mask)]
 
 
+def play_order(action: int | str, cards: list[str]) -> list[str]:
+    """The cards of a play in the order a player lays them: a straight along its line (``A-2-3``,
+    ``Q-K-A``, ``2-3-4-5``: the 2 and the ace where the straight puts them, not where rank order
+    does), anything else lowest first."""
+    combo = COMBOS[action if isinstance(action, int) else combo_index(action)]
+    if combo.kind is not Kind.STRAIGHT:
+        return cards
+    line = LINE_RANKS[combo.key - combo.size + 1 : combo.key + 1]
+    return sorted(cards, key=lambda card: line.index(card_rank(parse_card(card))))
+
+
 def cards_for(hand: int, action: int) -> list[str]:
-    """The cards of ``hand`` that ``action`` would play: the lowest suits of each rank, as the engine picks."""
+    """The cards of ``hand`` that ``action`` would play (the lowest suits of each rank, as the engine picks),
+    in :func:`play_order`."""
     held = cards_of(hand)
     out: list[int] = []
     for rank, count in COMBOS[action].needs:
         out += [c for c in held if card_rank(c) == rank][:count]
-    return [format_card(c) for c in sorted(out)]
+    return play_order(action, [format_card(c) for c in sorted(out)])
 
 
 def table_json(view: SeatView, history: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -58,7 +70,7 @@ def move_entry(
     view: SeatView, seat: int, player: str, action: int, cards: list[str], history: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """One move as the history shows it, with the public table right after it (for the page to replay)."""
-    entry = {"seat": seat, "player": player, "action": COMBOS[action].name, "cards": cards}
+    entry = {"seat": seat, "player": player, "action": COMBOS[action].name, "cards": play_order(action, cards)}
     entry["cards_left"] = view.n_cards[seat]
     entry["table"] = table_json(view, [*history, entry])
     entry["passed"] = list(view.passed)

@@ -105,3 +105,20 @@ def test_not_json_and_empty_input_are_refused(tmp_path: Path) -> None:
         read_records(tmp_path / "none.jsonl")
     with pytest.raises(ValueError, match="cannot record hands"):
         ReplayWriter(tmp_path)  # a folder, not a file
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ('{"info": NaN}', "NaN is not a JSON number"),
+        ('{"info": -Infinity}', "-Infinity is not a JSON number"),
+        ('{"info": 1e400}', "a number too large for a float"),
+        ('{"bots": ["\\ud800"]}', "a string holds '\\ud800', not a character"),
+        ("[" * 5000 + "]" * 5000, "nested too deeply"),
+    ],
+)
+def test_a_line_that_is_not_plain_json_is_refused_naming_it(line: str, says: str) -> None:
+    """Such records would print, re-encode or show in the web app only by failing: refused when read."""
+    with pytest.raises(ReplayError, match=r"file\.jsonl line 1: not plain JSON") as err:
+        parse_records([line], "file.jsonl")
+    assert says in str(err.value)

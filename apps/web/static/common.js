@@ -10,6 +10,8 @@ export class ApiError extends Error {
   }
 }
 
+// GET `path`, or POST `body` as JSON. Every request that changes state says Content-Type: application/json
+// (the server refuses any other: docs/web.md).
 export async function api(path, body) {
   const init = body === undefined ? {} : {
     method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
@@ -18,6 +20,14 @@ export async function api(path, body) {
   const data = await response.json().catch(() => null);
   if (!response.ok) throw new ApiError(response.status, data);
   return data;
+}
+
+// End a live game (DELETE), so that its place goes to another; `keepalive` lets the request outlive the
+// page when it is sent as the page closes. Errors are ignored: a game that is gone is what was wanted.
+export function endGame(gameId, keepalive = false) {
+  return fetch(`/api/games/${encodeURIComponent(gameId)}`, {
+    method: "DELETE", headers: {"Content-Type": "application/json"}, keepalive,
+  }).catch(() => null);
 }
 
 export function el(tag, attrs = {}, ...children) {

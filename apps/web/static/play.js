@@ -1,6 +1,9 @@
 // The play tab: a table against bots through POST /api/games, /moves and /next. The server answers
 // each move with the bots' moves; they are shown one at a time at the chosen pace, then the view.
-import {REASONS, api, backs, cardParts, cardRow, cardTile, el, ledgerTable, money, showMessage} from "./common.js";
+// The page holds one game: dealing a new one ends the last (DELETE /api/games/{id}), and so does
+// leaving the page, so that its place on the server goes to someone else.
+import {REASONS, api, backs, cardParts, cardRow, cardTile, el, endGame, ledgerTable, money, showMessage}
+  from "./common.js";
 
 const CARDS_PER_HAND = 10;
 const SAM_WORDS = {declare_sam: "báo Sâm (declare)", decline_sam: "no Sâm"};
@@ -35,6 +38,17 @@ export async function setupPlay() {
   $("new-game").addEventListener("submit", (event) => { event.preventDefault(); newGame(); });
   $("play-selected").addEventListener("click", playSelected);
   $("pass").addEventListener("click", () => send("pass"));
+  window.addEventListener("pagehide", () => {
+    if (state.gameId) endGame(state.gameId, true);
+  });
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted && state.gameId) {  // back from the history: the game was ended when the page was left
+      state.gameId = null;
+      state.view = null;
+      $("table").hidden = true;
+      showMessage($("message"), "The game ended when you left the page: deal a new one.", true);
+    }
+  });
 }
 
 function seatChoices() {
@@ -80,6 +94,10 @@ async function request(path, body) {
 
 async function newGame() {
   showMessage($("message"), "Dealing…", true);
+  if (state.gameId) {
+    await endGame(state.gameId);
+    state.gameId = null;
+  }
   const data = await request("/api/games", tableRequest());
   if (data) {
     state.gameId = data.game_id;

@@ -31,7 +31,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def live(served: Path) -> Iterator[str]:
     """The base URL of a real sam-web (uvicorn) on 127.0.0.1, serving ``served``."""
-    with running(create_app(serve=served)) as url:
+    with running(create_app(serve=served, games_per_client=64)) as url:
         yield url
 
 

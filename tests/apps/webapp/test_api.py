@@ -43,7 +43,7 @@ def test_a_table_plays_hand_after_hand_with_a_running_score(client: httpx.Client
         totals = [t + x for t, x in zip(totals, view["result"]["net"], strict=True)]
         assert [s["total"] for s in view["seats"]] == totals
         assert all(len(s["dealt"]) == 10 for s in view["seats"])  # every hand revealed at the end
-        view = client.post(f"/api/games/{game_id}/next").json()
+        view = client.post(f"/api/games/{game_id}/next", json={}).json()
     moves = [m for m in view["history"] if m["seat"] != 1]
     assert view["moves"] == view["history"][len(view["history"]) - len(view["moves"]) :]
     assert all(m["player"] == "random" for m in moves)
@@ -52,7 +52,7 @@ def test_a_table_plays_hand_after_hand_with_a_running_score(client: httpx.Client
 def test_moves_by_name_and_by_id(client: httpx.Client) -> None:
     game_id, view = new_game(client, seed=3, rules={"allow_sam": False})
     while not view["your_turn"]:
-        view = client.post(f"/api/games/{game_id}/next").json()
+        view = client.post(f"/api/games/{game_id}/next", json={}).json()
     first = view["legal"][0]
     by_name = client.post(f"/api/games/{game_id}/moves", json={"action": first["name"]}).json()
     assert by_name["history"][len(view["history"])]["action"] == first["name"]
@@ -71,7 +71,7 @@ def refused(client: httpx.Client, game_id: str, body: object, status: int) -> di
 def test_illegal_malformed_and_out_of_turn_moves_are_refused_and_change_nothing(client: httpx.Client) -> None:
     game_id, view = new_game(client, seed=11, rules={"allow_sam": False})
     while not view["your_turn"]:
-        view = client.post(f"/api/games/{game_id}/next").json()
+        view = client.post(f"/api/games/{game_id}/next", json={}).json()
     legal = [m["name"] for m in view["legal"]]
     for body in ({}, {"move": "pass"}, {"action": "pair:Z"}, {"action": 999}, {"action": [1]}, {"action": True}, []):
         answer = refused(client, game_id, body, 400)
@@ -83,7 +83,7 @@ def test_illegal_malformed_and_out_of_turn_moves_are_refused_and_change_nothing(
         f"/api/games/{game_id}/moves", content=b"{nope", headers={"content-type": "application/json"}
     )
     assert not_json.status_code == 400 and "not JSON" in not_json.json()["error"]
-    next_too_early = client.post(f"/api/games/{game_id}/next")
+    next_too_early = client.post(f"/api/games/{game_id}/next", json={})
     assert next_too_early.status_code == 409 and next_too_early.json()["legal"] == legal
     view = finish_hand(client, game_id, view)
     after_the_end = refused(client, game_id, {"action": "pass"}, 409)
@@ -203,7 +203,7 @@ def test_a_ppo_search_game_does_not_delay_another_games_responses(live: str) -> 
             assert second.status_code == 409
             refused_as_busy += "still answering" in second.json()["error"]
             if fast_view["result"] is not None:
-                response = client.post(f"/api/games/{fast}/next")
+                response = client.post(f"/api/games/{fast}/next", json={})
             else:
                 response = client.post(f"/api/games/{fast}/moves", json={"action": fast_view["legal"][0]["id"]})
             assert response.status_code == 200, response.text

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import io
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import numpy as np
 import pytest
 from PIL import Image
+from sam_env.apps.web.cli import running
+from sam_env.apps.web.server import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(
@@ -161,3 +165,74 @@ def test_the_leaderboard_sorts_and_shows_the_plots(page: object, live: str, serv
     check_screenshot(page, "leaderboard", suits=0)
     page.set_input_files("#summary-files", str(served / "eval" / "summary.json"))
     page.wait_for_selector("#matches tr >> nth=6")
+
+
+def test_no_empty_table_before_the_first_deal(page: object, live: str) -> None:
+    page.goto(f"{live}/")
+    page.wait_for_selector("select.opponent option", state="attached")
+    # `hidden` beats the table's display: grid (the felt, the disabled buttons and the move list stayed drawn)
+    assert page.is_hidden("#table") and page.is_hidden("#pass") and page.is_hidden("text=Moves of this hand")
+    assert page.locator("#table").bounding_box() is None
+    page.fill("#seed", "3")
+    page.click("#deal")
+    page.wait_for_selector("#table:not([hidden]) #status:not(:empty)")
+    assert page.is_visible("text=Moves of this hand")
+
+
+def straight_with_a_two(live: str) -> tuple[int, int, str, list[str]]:
+    """A seed whose first hand the person leads (seat = the leader) holding a straight with a 2 (``A-2-3``,
+    ``2-3-4``…): its seed, seat, name and cards in the straight's order, found through the API."""
+    with httpx.Client(base_url=live, timeout=60) as client:
+        for seed in range(300):
+            body = {"seed": seed, "opponents": "random", "rules": {"allow_sam": False}}
+            created = client.post("/api/games", json=body).json()
+            view = created["view"]
+            client.delete(f"/api/games/{created['game_id']}", headers={"content-type": "application/json"})
+            if view["history"]:
+                continue  # a bot led
+            for move in view["legal"]:
+                if move["name"].startswith("straight:") and any(card.startswith("2") for card in move["cards"]):
+                    return seed, view["seat"], move["name"], move["cards"]
+    pytest.fail("no deal of 300 let the person lead a straight with a 2")
+
+
+def test_a_straight_is_shown_in_its_own_order(page: object, live: str) -> None:
+    seed, seat, name, cards = straight_with_a_two(live)
+    low, high = name.removeprefix("straight:").split("-")
+    assert (cards[0][:-1], cards[-1][:-1]) == (low, high)  # the API's order: A 2 3 …, not 3 … A 2
+    page.goto(f"{live}/?pace=0")
+    page.wait_for_selector("select.opponent option[value=random]", state="attached")
+    page.fill("#seed", str(seed))
+    page.select_option("#seat", str(seat))
+    page.uncheck("#rule-allow_sam")
+    for select in page.locator("select.opponent").all():
+        select.select_option("random")
+    page.click("#deal")
+    button = page.locator(f'#legal button[data-action="{name}"]')
+    button.wait_for()
+    assert button.get_attribute("data-cards").split() == cards
+    button.click()
+    page.wait_for_selector("#log li")
+    first = page.locator("#log li").first.locator(".card[data-card]")
+    shown = [first.nth(i).get_attribute("data-card") for i in range(first.count())]
+    assert shown == cards, f"{name} shown as {shown}: by rank, not along the straight"
+
+
+def test_the_page_ends_its_game_on_a_new_deal_and_when_it_closes(browser: object, served: Path) -> None:
+    app = create_app(serve=served)
+    with running(app) as url:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{url}/?pace=0")
+        page.wait_for_selector("select.opponent option", state="attached")
+        for _ in range(3):
+            page.click("#deal")
+            page.wait_for_selector("#table:not([hidden]) #status:not(:empty)")
+            page.wait_for_function("!document.querySelector('#deal').disabled")
+            assert len(app.state.games) == 1  # the last deal's game ended when the new one was dealt
+        page.close()
+        context.close()
+        deadline = time.monotonic() + 10
+        while len(app.state.games) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(app.state.games) == 0, "closing the page left its game live"

@@ -53,7 +53,7 @@ async def call(app: Starlette, method: str, path: str, body: object = None) -> R
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
         "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-        "headers": [(b"content-type", b"application/json"), (b"host", b"sam-web")],
+        "headers": [(b"content-type", b"application/json"), (b"host", b"127.0.0.1")],
         "client": ("127.0.0.1", 50000), "server": ("sam-web", 80),
     }  # fmt: skip
     messages = [{"type": "http.request", "body": data, "more_body": False}]
@@ -133,7 +133,7 @@ async def play_hand(app: Starlette, rng: random.Random, game_id: str, text: str,
 @pytest.mark.anyio
 async def test_no_card_of_another_seat_in_any_response_before_the_hand_ends() -> None:
     rng = random.Random(2024)
-    app = create_app(max_games=HANDS // HANDS_PER_TABLE)
+    app = create_app(max_games=HANDS // HANDS_PER_TABLE, games_per_client=HANDS // HANDS_PER_TABLE)
     for _ in range(HANDS // HANDS_PER_TABLE):
         created = await call(app, "POST", "/api/games", random_table(rng))
         assert created.status_code == 201, created.text

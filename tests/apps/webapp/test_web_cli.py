@@ -40,6 +40,12 @@ def test_sam_web_serves_the_page_on_a_free_port(served: Path) -> None:
         (["--serve", "/nonexistent/folder"], "--serve /nonexistent/folder: not a folder"),
         (["--checkpoints", "/nonexistent/runs"], "not a folder"),
         (["--max-games", "0"], "--max-games must be at least 1"),
+        (["--games-per-client", "0"], "--games-per-client must be at least 1"),
+        (["--idle-minutes", "nan"], "--idle-minutes must be a positive number"),
+        (["--idle-minutes", "inf"], "--idle-minutes must be a positive number"),
+        (["--port", "70000"], "--port must be from 0"),
+        (["--allow-host", "evil example"], "not a host name or address: 'evil example'"),
+        (["--port", "eighty"], "invalid int value"),
     ],
 )
 def test_bad_options_are_refused(args: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:
