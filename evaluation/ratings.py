@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from openskill.models import PlackettLuce
-
 from .stats import NET
 from .tournament import MatchResult
 
@@ -36,7 +34,17 @@ class RatingRow:
 
 
 def rate(results: Sequence[MatchResult]) -> list[RatingRow]:
-    """Rate every agent of ``results``; most money per hand first. Matches of an agent against itself are skipped."""
+    """Rate every agent of ``results``; most money per hand first. Matches of an agent against itself are skipped.
+
+    openskill is imported here, not with the module: it comes with the ``train`` extra, and the rest of
+    the evaluation package (deals, tournaments, intervals, reports) works on the base install.
+    """
+    try:
+        from openskill.models import PlackettLuce
+    except ModuleNotFoundError as err:
+        raise ModuleNotFoundError(
+            f"ratings need openskill, which comes with the train extra: pip install 'sam-env[train]' ({err})"
+        ) from err
     model = PlackettLuce()
     names = sorted({name for r in results for name in r.match.names})
     ratings = {name: model.rating(name=name) for name in names}

@@ -78,6 +78,7 @@ def test_python_m_evaluation_is_gone_and_python_m_apps_evaluate_runs_sam_eval() 
     assert done.returncode == 0 and "sam-eval" in done.stdout
 
 
+@pytest.mark.train
 def test_an_old_config_with_backend_warns_on_the_command_line_naming_the_new_key(tmp_path: Path) -> None:
     """train.py shows the warning (Python hides DeprecationWarnings outside ``__main__`` by default)."""
     old = tmp_path / "old.yaml"

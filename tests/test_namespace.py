@@ -83,6 +83,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return found
 
 
+@pytest.mark.dev
 def test_the_wheel_holds_one_top_level_package_with_its_data(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     top = {name.split("/")[0] for name in names}
@@ -133,6 +134,7 @@ def test_a_distribution_that_owns_the_generic_names_works_beside_sam_env(tmp_pat
     assert lines[2] == "False", "the environment with the shipped networks as opponents loads no torch"
 
 
+@pytest.mark.train
 def test_the_pre_0_3_names_still_import_from_a_checkout_with_a_warning() -> None:
     """From the repository root the old folders are on ``sys.path``: each serves the very module of
     ``sam_env.<name>`` (never a second copy) and says where it went."""

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -22,6 +24,7 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert install_test in _commands((ROOT / ".ci" / "run").read_text(encoding="utf-8"))
 
 
+@pytest.mark.dev
 def test_ruff_lint_and_format_are_clean() -> None:
     """The lint and format rules of pyproject.toml hold for the whole tree, so CI enforces them."""
     for args in (["check", "."], ["format", "--check", "."]):

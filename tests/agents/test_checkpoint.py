@@ -8,11 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from policy_files import write_checkpoint
 from sam_env.agents.ppo.bot import PPOBot
 from sam_env.agents.ppo.checkpoint import CheckpointError, checkpoint_files, copy_policy, load_policy
-from sam_env.agents.ppo.sb3 import build_policy
 
 from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig
 
@@ -115,7 +113,11 @@ def test_missing_or_broken_metadata(tmp_path: Path, checkpoint: Path) -> None:
         load_policy(checkpoint)
 
 
+@pytest.mark.train
 def test_numpy_player_and_rebuilt_sb3_policy_agree(checkpoint: Path) -> None:
+    import torch
+    from sam_env.agents.ppo.sb3 import build_policy
+
     loaded = load_policy(checkpoint)
     policy = build_policy(loaded)
     bot = PPOBot(loaded)

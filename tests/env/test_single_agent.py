@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from env_helpers import ALL_INSTANT_WINS, CHOP_CHAIN_DEAL, FOUR_TWOS_DEAL, random_legal
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
-from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 from sam_env import IllegalMoveError, RuleConfig, SeatView, SingleAgentEnv, action_index
 from sam_env.core import COMBOS, NO_PLAY
@@ -85,7 +84,10 @@ def test_direct_construction_raises_on_the_checkers_unmasked_step() -> None:
     assert gymnasium.make("sam_env/Sam-v1", on_illegal="raise").unwrapped.on_illegal == "raise"
 
 
+@pytest.mark.train
 def test_sb3_check_env_on_the_default() -> None:
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # SB3 reports problems as warnings
         sb3_check_env(SingleAgentEnv(), warn=True)
@@ -368,6 +370,7 @@ def test_penalty_answers_a_non_action_too(action: object) -> None:
 # ----------------------------------------------------------------- MaskablePPO
 
 
+@pytest.mark.train
 def test_maskable_ppo_smoke_and_masked_evaluation() -> None:
     import torch
     from sb3_contrib import MaskablePPO

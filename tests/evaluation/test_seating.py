@@ -58,6 +58,7 @@ def test_identical_opponents_keep_one_order() -> None:
     ]
 
 
+@pytest.mark.train
 def test_a_seating_only_advantage_averages_out(sam_addict: str) -> None:
     # The candidate and its first opponent are the same deterministic bot under two names; in the
     # given order the candidate sits right after the Sâm addict and collects its blocked Sâms.

@@ -54,6 +54,7 @@ def test_hand_metrics_read_the_ledger() -> None:
     assert dict(zip(METRICS, hand_metrics(result, 3), strict=True))["responsibility"] == 1
 
 
+@pytest.mark.train
 def test_ratings_rank_a_consistent_winner_first() -> None:
     metrics = np.zeros((20, 2, 2, len(METRICS)), dtype=np.int32)
     metrics[:, :, 0, NET], metrics[:, :, 1, NET] = 3, -3
@@ -69,6 +70,7 @@ def test_ratings_rank_a_consistent_winner_first() -> None:
     assert rows[0].games == 40
 
 
+@pytest.mark.train
 def test_ratings_sort_by_money_while_openskill_counts_places() -> None:
     # "steady" wins 1 X in 9 hands of 10 and loses 20 X in the tenth: more places, less money.
     metrics = np.zeros((50, 2, 2, len(METRICS)), dtype=np.int32)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
 
 from sam_env import IllegalMoveError, RuleConfig, VectorEnv
 from sam_env.bot import RandomBot
 from sam_env.vector.gym_adapter import GymVectorEnv
 from sam_env.vector.learner_tables import LearnerTables
 from sam_env.vector.reference_check import random_actions
-from sam_env.vector.sb3_adapter import Sb3VecEnv
 
 
 def test_inactive_tables_do_not_move() -> None:
@@ -109,8 +107,11 @@ def test_gymnasium_vector_env() -> None:
     assert ended > 0
 
 
+@pytest.mark.train
 def test_sb3_vec_env_answers_sb3_contribs_mask_calls() -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from sam_env.vector.sb3_adapter import Sb3VecEnv
 
     env = Sb3VecEnv(6, seed=0)
     obs = env.reset()
@@ -122,8 +123,12 @@ def test_sb3_vec_env_answers_sb3_contribs_mask_calls() -> None:
     assert len(infos) == 6 and rewards.shape == (6,) and dones.dtype == bool
 
 
+@pytest.mark.train
 def test_maskable_ppo_learns_a_few_hundred_steps_on_the_sb3_adapter() -> None:
+    import torch
     from sb3_contrib import MaskablePPO
+
+    from sam_env.vector.sb3_adapter import Sb3VecEnv
 
     torch.set_num_threads(1)
     env = Sb3VecEnv(16, RuleConfig(), seed=0)

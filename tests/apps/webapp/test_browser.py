@@ -3,9 +3,10 @@ live sam-web on 127.0.0.1. It plays a whole hand against ``ppo`` by clicking car
 a recorded hand forward and back, sorts the leaderboard, and checks the screenshots for content.
 
 Playwright launches the system's Chromium (``executable_path``); its own browser download
-(``playwright install``) is never used. Without Chromium these tests skip and say so; ``.ci/run``
-installs it first, so CI always runs them. ``SAM_WEB_SCREENSHOTS=DIR`` also saves the screenshots
-there (docs/web.md's figures: ``SAM_WEB_SCREENSHOTS=docs pytest tests/apps/webapp/test_browser.py``).
+(``playwright install``) is never used. They are the ``browser`` tier (tests/tiers.py): without
+Chromium they skip and say so, except under CI, where they fail; ``.ci/run`` installs it first.
+``SAM_WEB_SCREENSHOTS=DIR`` also saves the screenshots there (docs/web.md's figures:
+``SAM_WEB_SCREENSHOTS=docs pytest tests/apps/webapp/test_browser.py``).
 """
 
 from __future__ import annotations
@@ -23,10 +24,7 @@ from PIL import Image
 from sam_env.apps.web.cli import running
 from sam_env.apps.web.server import create_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM}: apt-get install -y chromium (.ci/run installs it)"
-)
+CHROMIUM = Path("/usr/bin/chromium")  # the browser tier's file in tests/tiers.py
 ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
