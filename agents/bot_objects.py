@@ -56,7 +56,12 @@ class PolicyBot(Bot):
             self.policy.reseed(seed)
 
     def decide(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """``int64[k]``: the policy's actions for ``k`` rows; ``ValueError`` naming the first bad row."""
+        """``int64[k]``: the policy's actions for ``k`` rows; ``ValueError`` naming the first bad row.
+
+        The policy gets what :class:`sam_env.VectorEnv` gives: ``float32[k, obs_dim]`` and ``bool[k, 201]``
+        (the AEC environment's masks are int8)."""
+        observations = np.ascontiguousarray(observations, dtype=np.float32)
+        masks = np.ascontiguousarray(masks, dtype=bool)
         raw = self.policy(observations, masks)
         if hasattr(raw, "detach"):  # a torch tensor: the usual return of a network's forward
             raw = raw.detach().cpu().numpy()
@@ -167,13 +172,16 @@ def _call_factory(factory: Callable[..., object], seed: int | None, rules: RuleC
         and p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         and p.name not in kwargs
     ]
+    args: tuple[object, ...] = ()
+    if len(missing) == 1 and "seed" not in kwargs:  # the registry's own form: a factory ``seed -> Bot``
+        args, missing = (seed,), []
     if missing:
         raise BotSpecError(
             f"{label}: {object_label(factory)} requires {', '.join(map(repr, missing))}; a bot class or factory is "
-            "called with seed= and rules= (where it takes them) and nothing else"
+            "called with seed= and rules= (where it takes them), or with the seed alone, and nothing else"
         )
     try:
-        return factory(**kwargs)
+        return factory(*args, **kwargs)
     except BotSpecError:
         raise
     except Exception as err:  # a factory that refuses (e.g. another table size) says why
@@ -201,7 +209,7 @@ def object_label(obj: object) -> str:
     is_bot = isinstance(obj, Bot) or (isinstance(obj, type) and issubclass(obj, Bot))
     if is_bot and isinstance(name, str) and name != "bot":
         return name
-    for attr in ("__qualname__", "__name__"):
+    for attr in ("__name__", "__qualname__"):
         if isinstance(getattr(obj, attr, None), str):
             return getattr(obj, attr)
     return type(obj).__name__

@@ -18,7 +18,7 @@ from functools import partial
 from sam_env.bot import Bot, RandomBot
 from sam_env.core import RuleConfig
 
-from .bot_objects import PickledBot, as_bot, object_label
+from .bot_objects import PickledBot, as_bot, object_label, probe_bot
 from .code_specs import is_code_spec, load_code_object
 from .greedy_bot import GreedyBot
 from .heuristic.bot import HeuristicBot
@@ -66,8 +66,13 @@ def check_names(names: list[str] | tuple[str, ...]) -> None:
 
 
 def make_agent(name: str, seed: int | None = None) -> Bot:
-    """Build the agent registered as ``name``, with its own generator seeded by ``seed``."""
+    """Build the agent registered as ``name``, with its own generator seeded by ``seed``.
+
+    A factory added by :func:`register` may return any bot :func:`~.bot_objects.as_bot` takes (a batched
+    policy is wrapped); it is called with ``seed=`` where it takes it, else with the seed alone."""
     check_names([name])
+    if name not in BUILT_IN:
+        return as_bot(FACTORIES[name], seed, None, name)
     return FACTORIES[name](seed)
 
 
@@ -145,6 +150,8 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
         return PPOBot.pretrained(shipped_network_for(spec, rules), seed=seed, label=spec)
     if rules is not None and spec == SearchBot.name:
         return SearchBot.pretrained(shipped_network_for("ppo", rules), seed=seed)
+    if spec in FACTORIES and spec not in BUILT_IN:  # registered at run time: given the rules too, where it takes them
+        return as_bot(FACTORIES[spec], seed, rules, spec)
     return make_agent(spec, seed)
 
 
@@ -185,10 +192,17 @@ def label_of(spec: BotSpec | object) -> str:
     return object_label(spec)
 
 
-def can_play(spec: BotSpec, rules: RuleConfig) -> bool:
-    """Whether the bot can sit at a table with these rules (see :func:`load_bot`)."""
+def can_play(spec: BotSpec | object, rules: RuleConfig) -> bool:
+    """Whether the bot can sit at a table with these rules (see :func:`load_bot`). A bot of your own (a
+    code spec, an object) must also answer a first decision of the table legally (:func:`~.bot_objects.probe_bot`)."""
     try:
-        load_bot(spec, rules=rules)
+        bot = load_bot(spec, rules=rules)
     except CheckpointError:
+        return False
+    if (isinstance(spec, str) and spec in BUILT_IN) or isinstance(spec, (os.PathLike, PolicyCheckpoint)):
+        return True
+    try:
+        probe_bot(bot, rules, label_of(spec))
+    except ValueError:
         return False
     return True

@@ -13,7 +13,10 @@ from pathlib import Path
 
 from sam_env.agents.panel import PANEL
 from sam_env.agents.registry import available
+from sam_env.apps import evaluate_protocol
+from sam_env.apps.evaluate_protocol import add_protocol_arguments
 from sam_env.apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
+from sam_env.evaluation.failures import EvaluationError, HandFailure
 from sam_env.evaluation.panel import panel_matches, panel_rows
 from sam_env.evaluation.ratings import rate
 from sam_env.evaluation.replay import ReplayWriter
@@ -28,7 +31,7 @@ from sam_env.evaluation.report import (
     write_panel_json,
 )
 from sam_env.evaluation.seating import adjacent_flows
-from sam_env.evaluation.tournament import Match, run_matches
+from sam_env.evaluation.tournament import Match, MatchResult, run_matches
 
 from sam_env.core import RuleConfig
 
@@ -47,6 +50,9 @@ examples:
       of generalization margins (candidate minus heuristic, paired over deals; docs/panel.md)
   sam-eval --candidates heuristic greedy --deals 100000 --ray --address auto
       the same tournament over a Ray cluster (pip install -e ".[rllib]"; docs/rllib.md)
+  sam-eval --candidates my_agent.py:MyBot my_package.policies:make_policy --against heuristic --deals 2000
+      your own bots, by file or by module: a sam_env.Bot class or factory, or a batched policy
+      (observations, masks) -> actions, played in batches (docs/evaluation.md#evaluate-your-own-agent)
 """
 
 
@@ -69,9 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--candidates",
         nargs="+",
-        required=True,
-        metavar="NAME",
-        help=f"agents to evaluate: registry names ({', '.join(available())}) or policy checkpoint paths",
+        metavar="BOT",
+        help=f"agents to evaluate: registry names ({', '.join(available())}), policy checkpoint paths, or "
+        "bots of your own as package.module:attr or path/to/file.py:attr (a sam_env.Bot class or factory, "
+        "or a batched policy (observations, masks) -> actions); every bot option takes the same forms",
     )
     lineups = parser.add_mutually_exclusive_group()
     lineups.add_argument(
@@ -128,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     add_rules_arguments(parser)
+    add_protocol_arguments(parser)
     return parser
 
 
@@ -164,6 +172,10 @@ def plan_matches(args: argparse.Namespace, rules: RuleConfig) -> list[Match]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if evaluate_protocol.wants_protocol_mode(args):  # --protocol v1 / --validate: sam_env.apps.evaluate_protocol
+        return evaluate_protocol.run(parser, args, sys.argv[1:] if argv is None else list(argv))
+    if not args.candidates:
+        parser.error("the following arguments are required: --candidates")
     with refusals_reported(parser):
         if args.deals < 1:
             raise ValueError(f"--deals must be at least 1, got {args.deals}")
@@ -178,8 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         writer = None if args.record is None else ReplayWriter(args.record)
     start = time.perf_counter()
     progress = not args.no_progress
+    failures: list[HandFailure] = []
     try:
-        results = run_matches(
+        results: list[MatchResult] = run_matches(
             matches,
             rules,
             args.deals,
@@ -190,9 +203,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             ray_address=args.address,
             record=None if writer is None else writer.write,
         )
+    except EvaluationError as err:  # the matches that finished are reported and written all the same
+        results, failures = err.results, err.failures
     finally:
         if writer is not None:
             writer.close()
+    if not results:
+        print_failures(failures, writer, args.record)
+        return 1
     summaries = [r.summary() for r in results]
     ratings = rate(results)
     flows = adjacent_flows(results)
@@ -207,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "matches": [{"candidate": m.candidate, "opponents": list(m.opponents)} for m in matches],
         "wall_clock_s": round(elapsed, 1),
     }
+    if failures:
+        config["failed"] = [f.to_dict() for f in failures]
     where = "Ray" if args.ray else f"{args.workers} worker(s)"
     title = f"Sâm Lốc, {rules.n_players} players, {args.deals} deals in duplicate (seed {args.seed})"
     write_csv(args.out / "summary.csv", summaries)
@@ -218,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print('x_per_hand.png not drawn: matplotlib is not installed (pip install "sam-env[train]")', file=sys.stderr)
     print(title)
     print(text_table(summaries, ratings, flows))
-    if args.panel is not None:
+    if args.panel is not None and not failures:
         rows = panel_rows(results)
         (args.out / "panel.md").write_text(panel_markdown(rows), encoding="utf-8")
         write_panel_json(args.out / "panel.json", config, rows)
@@ -229,7 +249,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if writer is not None:
         print(f"recorded {writer.count} hands to {args.record}")
+    if failures:
+        print_failures(failures, None, None)
+        return 1
     return 0
+
+
+def print_failures(failures: Sequence[HandFailure], writer: ReplayWriter | None, record: Path | None) -> None:
+    """Say on stderr which matches failed, where and why (the tables above hold the others)."""
+    lines = [f"sam-eval: {len(failures)} match(es) failed; the others are reported above:"]
+    lines += [f"  {f.describe()}" for f in failures]
+    if writer is not None:
+        lines.append(f"recorded {writer.count} hands to {record}")
+    print("\n".join(lines), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=["heuristic"],
         metavar="NAME",
         help=f"bots in the other seats, in turn order after you; one name fills every seat "
-        f"(known: {', '.join(available())}, or a policy checkpoint path; default heuristic)",
+        f"(known: {', '.join(available())}, a policy checkpoint path, or a bot of your own: "
+        "package.module:attr or path/to/file.py:attr; default heuristic)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 to n-1 (default 0)")
     parser.add_argument("--hands", type=int, default=1, help="hands to play at the same table (default 1)")
