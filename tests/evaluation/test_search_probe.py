@@ -1,0 +1,54 @@
+"""The search probe: a search over the target's network, modelling the target in every other seat, in duplicate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from policy_files import write_checkpoint
+from sam_env.agents.ppo.checkpoint import CheckpointError, load_policy
+from sam_env.agents.registry import load_bot
+from sam_env.agents.search import SearchBot
+from sam_env.evaluation.matches import Match
+from sam_env.evaluation.search_probe import SearchBudget, probe_bot, search_probe
+from sam_env.evaluation.stats import NET, paired_difference
+from sam_env.evaluation.tournament import run_matches
+
+from sam_env import RuleConfig
+
+RULES = RuleConfig(n_players=2)
+SMALL = SearchBudget(determinizations=4, candidates=2)
+
+
+@pytest.fixture
+def target(tmp_path: Path) -> str:
+    return str(write_checkpoint(tmp_path, RULES, seed=3))
+
+
+def test_the_probe_searches_over_the_target_and_models_it_in_every_other_seat(target: str) -> None:
+    bot = load_bot(probe_bot(load_policy(target), SMALL, "probe"), seed=1, rules=RULES)
+    assert isinstance(bot, SearchBot) and bot.name == "probe"
+    assert bot.opponent_models == ()  # the network, which is the target, models every other seat
+    assert (bot.determinizations, bot.candidates, bot.proposals) == (4, 2, 0)
+    weights = load_policy(target).tensors["action_net.weight"]
+    assert np.array_equal(bot.network.checkpoint.tensors["action_net.weight"], weights)
+
+
+def test_the_margin_is_a_paired_difference_against_the_target_playing_itself(target: str) -> None:
+    result = search_probe(target, RULES, 6, seed=5, budget=SMALL, workers=1, progress=False)
+    summary = result.summary()
+    assert summary.deals == 6 and summary.hands == 12 and summary.opponents.endswith("x1")
+    # the target against copies of itself wins nothing on any deal: its moves are deterministic, so every
+    # rotation of a deal plays the same hand and the seats' money averages to 0
+    [itself] = run_matches([Match(target, (target,))], RULES, 6, seed=5, workers=1, progress=False)
+    own = itself.metrics[:, :, 0, NET].mean(axis=1)
+    assert np.all(own == 0)
+    probe = result.metrics[:, :, 0, NET].mean(axis=1)
+    mean, low, high = paired_difference(probe, own)
+    assert (mean, low, high) == pytest.approx((summary.x_per_hand, summary.ci_low, summary.ci_high))
+
+
+def test_a_bot_that_is_not_a_network_is_refused() -> None:
+    with pytest.raises(CheckpointError, match="'heuristic' is not a policy network"):
+        search_probe("heuristic", RULES, 1, seed=0, budget=SMALL, workers=1, progress=False)
