@@ -31,6 +31,7 @@ TIERS: dict[str, tuple[str, ...]] = {
     "training/test_ray_cluster.py": ("rllib",),
     "training/test_rllib_env.py": ("rllib",),
     "training/test_rllib_smoke.py": ("rllib",),
+    "training/test_dqn.py": ("clients",),  # Tianshou's DQN
     "clients": ("train", "clients"),
     "apps/webapp": ("web", "train"),  # its fixture runs sam-eval, whose ratings and plot are the train extra's
     "apps/webapp/test_browser.py": ("browser",),

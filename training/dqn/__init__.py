@@ -6,13 +6,37 @@ seats drawn per hand from the rule bots; the legal moves travel in the observati
 greedy moves, its exploration and its double-Q targets with them.
 
 * :mod:`.config` — :class:`~.config.DQNConfig`, the fields this trainer reads;
-* :mod:`.run` — :func:`train`, the entry point ``train.py`` calls, and the checkpoints;
+* :mod:`.run` — the run and its checkpoints;
 * :mod:`.trainer` — the loop around Tianshou's collector and update, evaluations, logs, the export;
 * :mod:`.tables` — the learner's tables and their opponents.
 
-The Q-network plays as a bot in numpy (:class:`sam_env.agents.qnet.bot.QBot`, ``load_bot(path)``).
+Tianshou is the ``clients`` extra: it is imported when a run starts, so that the other trainers need
+only the ``train`` extra. The Q-network plays as a bot in numpy (:class:`sam_env.agents.qnet.bot.QBot`,
+``load_bot(path)``).
 """
 
-from .run import train
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config import ConfigError, TrainResult
+
+if TYPE_CHECKING:
+    from .config import DQNConfig
+
+
+def train(config: DQNConfig, run_dir: Path, resume: Path | None) -> TrainResult:
+    """Train ``config`` in ``run_dir`` (:func:`.run.train`); refused with the install command without Tianshou."""
+    try:
+        from .run import train as run
+    except ModuleNotFoundError as err:
+        if not (err.name or "").startswith("tianshou"):
+            raise
+        raise ConfigError(
+            f'trainer: dqn needs Tianshou, the clients extra: pip install -e ".[clients]" ({err})'
+        ) from None
+    return run(config, run_dir, resume)
+
 
 __all__ = ["train"]

@@ -50,8 +50,8 @@ class DQNConfig(RunConfig):
     opponents: OpponentMix = field(default_factory=lambda: OpponentMix(self_play=0.0, greedy=0.2, heuristic=0.8))
     n_envs: int = 16
     step_per_collect: int = 64
-    update_per_step: float = 0.25
-    batch_size: int = 256
+    update_per_step: float = 0.125
+    batch_size: int = 128
     buffer_size: int = 200_000
     learning_starts: int = 2_000
     learning_rate: float = 3e-4
