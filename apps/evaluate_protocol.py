@@ -1,0 +1,160 @@
+"""``sam-eval --protocol v1`` and ``sam-eval --validate``: the benchmark's side of the evaluation command.
+
+``sam-eval --protocol v1 --candidates SPEC [--players N] [--quick | --tier T]`` plays protocol v1's
+track (:mod:`sam_env.evaluation.protocol`) for each candidate and writes one results file each
+(:mod:`sam_env.evaluation.results`) to ``--out`` (default ``results/protocol``) or, with
+``--leaderboard``, to the repository's ``leaderboard/`` folder, rebuilding docs/leaderboard.md.
+``sam-eval --validate FILE ...`` checks results files against the schema and the protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+
+from sam_env.apps.options import check_bots, refusals_reported
+from sam_env.evaluation.protocol import NAME, TIERS, ProtocolError, Track
+
+FIXED_BY_PROTOCOL = ("--deals", "--seed", "--rules", "--against", "--opponents", "--panel", "--mirror", "--record")
+"""Options that protocol v1 fixes (deals, seed, rules, opponents) or that it does not offer: refused with it."""
+DEFAULT_OUT = Path("results/protocol")
+
+
+def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the protocol mode, in their own group of ``sam-eval --help``."""
+    group = parser.add_argument_group(f"protocol {NAME} (docs/protocol.md, docs/benchmark_your_agent.md)")
+    group.add_argument(
+        "--protocol",
+        choices=[NAME],
+        help=f"play protocol {NAME}'s track for --players (default 4): fixed deals, opponents and seeds; writes one "
+        "results file per candidate to --out (default results/protocol); no other line-up, deal or rule option",
+    )
+    group.add_argument(
+        "--tier",
+        choices=list(TIERS),
+        default=None,
+        help="; ".join(f"{t.name}: {t.about}" for t in TIERS.values()) + " (default full)",
+    )
+    group.add_argument("--quick", action="store_true", help="the quick tier (same as --tier quick)")
+    group.add_argument(
+        "--leaderboard",
+        action="store_true",
+        help="write the results file to leaderboard/ and rebuild docs/leaderboard.md (run at the top of a checkout)",
+    )
+    group.add_argument(
+        "--validate",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="check results files against the schema and the protocol (hash, suite, deals, rules, headline), "
+        "naming the wrong field; exit 1 if any fails",
+    )
+
+
+def wants_protocol_mode(args: argparse.Namespace) -> bool:
+    """Whether the options are this module's (the protocol, validation, or an option that only they take)."""
+    return bool(args.protocol or args.validate or args.tier or args.quick or args.leaderboard)
+
+
+def run(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Run the protocol or the validation the options ask for; the exit status."""
+    if args.validate:
+        given = [a for a in ("--protocol", "--candidates") if getattr(args, a[2:])]
+        if given:
+            parser.error(f"--validate checks files; it takes no {' or '.join(given)}")
+        return validate_files(args.validate)
+    if not args.protocol:
+        parser.error(f"--tier, --quick and --leaderboard go with --protocol {NAME}")
+    return run_protocol(parser, args, argv)
+
+
+def validate_files(paths: Sequence[Path]) -> int:
+    """Print a verdict for every file; 0 when all are valid protocol results."""
+    from sam_env.evaluation.results import ResultsError, read_results
+
+    failed = 0
+    for path in paths:
+        try:
+            document = read_results(path)
+        except ModuleNotFoundError as err:  # jsonschema is a base dependency: only a broken install lacks it
+            print(f"{path}: cannot check: {err.name} is missing; reinstall sam-env (pip install sam-env)")
+            return 2
+        except ResultsError as err:
+            failed += 1
+            print(f"{path}: INVALID: {err}")
+            continue
+        h, p = document["headline"], document["protocol"]
+        print(
+            f"{path}: valid protocol {NAME} result: {document['candidate']['label']}, {p['players']} players, "
+            f"{p['tier']} tier, headline {h['score']:+.2f} X/hand [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}]"
+        )
+    return 1 if failed else 0
+
+
+def _given(argv: Sequence[str], option: str) -> bool:
+    return any(a == option or a.startswith(option + "=") for a in argv)
+
+
+def run_protocol(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> int:
+    import os
+
+    from sam_env.evaluation.leaderboard import FOLDER, PAGE, write_page
+    from sam_env.evaluation.protocol_run import run_track
+    from sam_env.evaluation.results import build_results, file_name, load_average, write_results
+
+    with refusals_reported(parser):
+        fixed = [o for o in FIXED_BY_PROTOCOL if _given(argv, o)]
+        if fixed or args.ray:
+            named = [*fixed, *(["--ray"] if args.ray else [])]
+            raise ValueError(f"protocol {NAME} fixes the deals, seed, rules and opponents: drop {', '.join(named)}")
+        if not args.candidates:
+            raise ValueError(f"--protocol {NAME} needs --candidates")
+        if args.quick and args.tier not in (None, "quick"):
+            raise ValueError(f"--quick is the quick tier; it cannot go with --tier {args.tier}")
+        if args.leaderboard and _given(argv, "--out"):
+            raise ValueError(f"--leaderboard writes to {FOLDER}/; drop --out")
+        if args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        tier = "quick" if args.quick else args.tier or "full"
+        try:
+            track = Track(4 if args.players is None else args.players, tier)
+        except ProtocolError as err:
+            raise ValueError(str(err)) from None
+        out = FOLDER if args.leaderboard else args.out if _given(argv, "--out") else DEFAULT_OUT
+        if args.leaderboard and not (FOLDER.is_dir() and PAGE.is_file()):
+            raise ValueError(f"--leaderboard runs at the top of a sam-env checkout: no {FOLDER}/ or {PAGE} here")
+        candidates = list(dict.fromkeys(args.candidates))
+        paths = [out / file_name(c, track.players, tier) for c in candidates]
+        taken = [str(p) for p in paths if p.exists()]
+        if taken:
+            raise ValueError(f"results files exist already, and are kept: {', '.join(taken)}; move them or use --out")
+        check_bots(candidates, track.rules)
+    print(
+        f"protocol {NAME}, {track.players} players, {tier} tier: {track.deals} deals x {track.players} seats against "
+        f"{len(track.opponents)} opponents; deal set SHA-256 {track.pinned_sha256}"
+    )
+    load = load_average()
+    try:
+        all_scores = run_track(track, candidates, workers=args.workers, progress=not args.no_progress)
+    except ProtocolError as err:
+        parser.exit(1, f"{parser.prog}: error: {err}\n")
+    command = shlex.join(["sam-eval", *argv])
+    for path, scores in zip(paths, all_scores, strict=True):
+        write_results(path, build_results(track, scores, command, args.workers, load))
+        h = scores.headline
+        print(
+            f"\n{scores.label}: headline {h.score:+.2f} X/hand [{h.ci_low:+.2f}, {h.ci_high:+.2f}] (95% CI over deals)"
+        )
+        for r in scores.rows:
+            margin = "" if r.margin is None else f"  margin over heuristic {r.margin['margin']:+.2f}"
+            print(f"  vs {r.opponents:<20} {r.x_per_hand:+6.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}]{margin}")
+        print(f"wrote {path}")
+    wall, cpu = all_scores[0].wall_time_s, all_scores[0].cpu_time_s
+    cpu_text = "" if cpu is None else f", {cpu:.0f} s of CPU"
+    print(f"{wall:.0f} s wall{cpu_text} on {args.workers} worker(s) ({os.cpu_count()} cores)")
+    if args.leaderboard:
+        write_page()
+        print(f"rebuilt {PAGE}; commit it with the results file")
+    return 0

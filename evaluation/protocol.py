@@ -1,0 +1,243 @@
+"""Protocol v1: the named, versioned evaluation every published sam-env number is measured under.
+
+A protocol fixes everything a score depends on, so that two results files of it can be compared
+(docs/protocol.md is the definition users read; this module is the one the code reads):
+
+* **the table**: 2, 3, 4 or 5 seats under the default rules (docs/rules.md) — one *track* per seat count;
+* **the deals**: deal ``i`` of :data:`SEED` (:func:`sam_env.evaluation.deals.make_deal`), ``i = 0 … D-1``
+  with ``D`` fixed per tier and seat count (:data:`TIERS`), and the SHA-256 of their dealt cards
+  (:func:`deal_set_sha256`, pinned in :data:`DEAL_SET_SHA256`: the same on every machine and run);
+* **the opponents** (:func:`suite`): the baselines ``random``, ``greedy`` and ``heuristic``, the
+  held-out panel (:mod:`sam_env.agents.panel`) and the shipped networks made for the seat count,
+  each as ``n - 1`` copies around the candidate in every rotation of every deal; the ``search`` tier
+  replaces them by ``ppo_search``, on fewer deals, as it plays about a thousand times slower;
+* **the seeds**: every bot, the candidate included, is reseeded for every hand from
+  ``(SEED, deal, seating, slot)`` (:func:`sam_env.evaluation.tournament.hand_seed`);
+* **the metrics**: X/hand with its 95 % interval over deals, win rate, the panel rows' margin over the
+  heuristic's own X/hand paired over deals (:mod:`.panel`), and the headline score
+  (:mod:`.protocol_run`): the mean over :func:`headline_opponents` of the candidate's X/hand, with the
+  interval of the per-deal means.
+
+Changing any of these is a new protocol version, never an edit of this one: a shipped network that is
+retrained would move every score, so the opponents' weights are pinned too (:data:`OPPONENT_WEIGHTS`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from sam_env.agents.panel import PANEL
+
+from sam_env.core import RuleConfig
+from sam_env.core.cards import format_cards
+from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
+
+from .deals import make_deal
+
+PROTOCOL_ID = "sam-env-protocol"
+"""What a results file says it was measured under, with :data:`VERSION`."""
+VERSION = 1
+NAME = f"v{VERSION}"
+"""The protocol's short name, as ``sam-eval --protocol`` takes it."""
+SEED = 20_240_601
+"""The seed of protocol v1's deals and of every bot's draws."""
+PLAYERS: tuple[int, ...] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+"""The seat counts protocol v1 has a track for."""
+
+BASELINES: tuple[str, ...] = ("random", "greedy", "heuristic")
+NETWORKS: dict[int, tuple[str, ...]] = {
+    2: ("ppo_2p",),
+    3: ("ppo_3p",),
+    4: ("ppo", "ppo_v1", "ppo_v2", "ppo_selfplay"),
+    5: ("ppo_5p",),
+}
+"""The shipped networks each track seats: every one this sam-env ships for that seat count."""
+SEARCH: tuple[str, ...] = ("ppo_search",)
+"""The opponents of the search tier: the seat count's ``ppo`` network with determinized search."""
+SEARCH_NETWORK: dict[int, str] = {2: "ppo_2p", 3: "ppo_3p", 4: "ppo", 5: "ppo_5p"}
+"""The network ``ppo_search`` plays at each seat count (:func:`sam_env.agents.registry.shipped_network_for`)."""
+OPPONENT_WEIGHTS: dict[str, str] = {
+    "ppo": "533d9e200f25ef9e618aad2e08b0ea2afbb43ac32e85e0040280c56d1cab7bd6",
+    "ppo_2p": "7441516a9716d72c7e595934586608f1a0d44f7302e50c9fb450a92bfc865906",
+    "ppo_3p": "092a31b9599b5685abf47d7983db3958a8769f26d777c522e54619ede193462b",
+    "ppo_5p": "b597c8790a6c0e04d4e76dfb523562d307d87efaf0ae3d66dcb4288d149387b5",
+    "ppo_selfplay": "8d05795d558746b1bc9fef7a018e6601efa2e88129465b278407a0d33133b871",
+    "ppo_v1": "6f98861c08723efccd8148f33fbb210881b8b850611b3bacb8a2a0a3a8fdeb54",
+    "ppo_v2": "51f63708bebe0a24cbaa4aedb3ef0f885eee6b0af545796b64fa3ad151e7de11",
+}
+"""SHA-256 of the safetensors weights of every network protocol v1 seats (``ppo_search`` plays ``ppo``,
+or ``ppo_<n>p``): a run refuses an install whose networks differ (:func:`check_opponent_weights`)."""
+
+
+@dataclass(frozen=True)
+class Tier:
+    """How much of the protocol a run plays: deals per seat count, and which suite."""
+
+    name: str
+    deals: dict[int, int]
+    search: bool = False
+    """Play the search suite (:data:`SEARCH`) instead of the main one."""
+    about: str = ""
+
+
+TIERS: dict[str, Tier] = {
+    tier.name: tier
+    for tier in (
+        Tier("full", {2: 10000, 3: 6000, 4: 4000, 5: 3000}, about="the protocol: the numbers a paper reports"),
+        Tier("quick", {2: 1000, 3: 800, 4: 400, 5: 300}, about="the first deals of the full tier: a check in a minute"),
+        Tier("search", {2: 100, 3: 60, 4: 40, 5: 30}, search=True, about="ppo_search opponents: slower"),
+    )
+}
+"""Tiers by name. A tier's deals are the first ones of the same sequence, so the quick tier's deal set
+is the start of the full tier's; its score is an estimate of the full one with a wider interval."""
+
+DEAL_SET_SHA256: dict[tuple[int, str], str] = {
+    (2, "full"): "9ecbc2a0f1f2a29f1ff73df5fd49b22770bc2f1938296b9c482ee38b68bb3a0b",
+    (2, "quick"): "792641468145dda93bad0acdf396c125d5bdffa9d0313d902bb46dcd7d3aa6e4",
+    (2, "search"): "7e4436ce59f03a85be127f51037087d8f2309ba76669f18f6b14a5df6762c5ee",
+    (3, "full"): "a8d589a708a4f5933181cda476dfbf000f3777221b568ee9aae539ac2296764c",
+    (3, "quick"): "a6b33f1e2b232acbd52f002a1d8d1f159051fe33e0e006e733fe9641443074e0",
+    (3, "search"): "3fad3fd1d7f6bcf926d3b8e1f137acba2ae948b02016c0ec41dc226b00be26c0",
+    (4, "full"): "e2f8247cbc557291b54c9972b15ebc47c0eca0846e63e6977c3644175dceafdb",
+    (4, "quick"): "33faa1bc7238416e0a8a9b81c402d3249c5fd1baa1f29465d4bed19dd81edef3",
+    (4, "search"): "9dce64be4927aada7e2da110cbe91fa1d852eb10515b2bcfce2290727fe68994",
+    (5, "full"): "129470d2d3424cf19e319a05e355d3aada15a41a53c5e6966cc63d0ea7d31ebb",
+    (5, "quick"): "7d4b9f3a1c9e24e83177f4c532384d7601760a7c3d4f8e9bf030b3b757ec0513",
+    (5, "search"): "a6a021e7a776423efe6dede2e4093716d464959e7213e20b2f73d87dd3dbfc19",
+}
+"""``(players, tier) -> SHA-256`` of the tier's deal set (:func:`deal_set_sha256`), pinned; a results file
+and this sam-env's own dealing must both agree with it."""
+
+
+class ProtocolError(ValueError):
+    """A run or a file that does not fit protocol v1: the message names what and what v1 expects."""
+
+
+def rules_for(players: int) -> RuleConfig:
+    """The table of a track: ``players`` seats, every other rule at its default."""
+    if players not in PLAYERS:
+        raise ProtocolError(f"protocol {NAME} has tracks for {', '.join(map(str, PLAYERS))} players, not {players!r}")
+    return RuleConfig(n_players=players)
+
+
+def tier_named(name: str) -> Tier:
+    """The tier ``name``; :class:`ProtocolError` listing the tiers otherwise."""
+    if name not in TIERS:
+        raise ProtocolError(f"protocol {NAME} has the tiers {', '.join(TIERS)}, not {name!r}")
+    return TIERS[name]
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """One row of a suite: the candidate against ``n - 1`` copies of ``name``; ``group`` says which suite part."""
+
+    name: str
+    group: str
+    """``baseline``, ``panel``, ``network`` or ``search``."""
+
+
+def suite(players: int, tier: str) -> tuple[Opponent, ...]:
+    """The opponents of a track and tier, in the order of a results file's rows."""
+    rules_for(players)
+    if tier_named(tier).search:
+        return tuple(Opponent(name, "search") for name in SEARCH)
+    return (
+        *(Opponent(name, "baseline") for name in BASELINES),
+        *(Opponent(name, "panel") for name in PANEL),
+        *(Opponent(name, "network") for name in NETWORKS[players]),
+    )
+
+
+def headline_opponents(players: int, tier: str) -> tuple[str, ...]:
+    """The opponents the headline score averages over: the whole suite but ``random``.
+
+    ``random`` is a sanity row, not a test of strength: strong bots take an order of magnitude more
+    money from it than from any competent opponent, so it would dominate the mean and its interval and
+    reward exploiting a bot that does not play, which no other opponent does.
+    """
+    return tuple(o.name for o in suite(players, tier) if o.name != "random")
+
+
+def canonical_deal_lines(rules: RuleConfig, deals: int, seed: int = SEED) -> Iterable[str]:
+    """The text the deal-set hash covers, one line per deal: its index, the would-be leader and every
+    seat's cards in the notation of docs/rules.md §2 (``"0 leader=2 | 4S 5D … | …"``)."""
+    for index in range(deals):
+        deal = make_deal(rules, seed, index)
+        yield f"{index} leader={deal.leader} | " + " | ".join(format_cards(hand) for hand in deal.hands) + "\n"
+
+
+@cache
+def deal_set_sha256(players: int, deals: int, seed: int = SEED) -> str:
+    """SHA-256 of the dealt cards of ``deals`` deals of ``seed`` at the default table of ``players`` seats.
+
+    It hashes the cards themselves, written out (:func:`canonical_deal_lines`, UTF-8), not a Python
+    hash or a bit mask: anyone can recompute it from docs/protocol.md, and it changes exactly when
+    the deals a bot is scored on do.
+    """
+    digest = hashlib.sha256()
+    for line in canonical_deal_lines(rules_for(players), deals, seed):
+        digest.update(line.encode("utf-8"))
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Track:
+    """One seat count at one tier of protocol v1: what a results file is measured on."""
+
+    players: int
+    tier: str
+
+    def __post_init__(self) -> None:
+        rules_for(self.players)
+        tier_named(self.tier)
+
+    @property
+    def rules(self) -> RuleConfig:
+        return rules_for(self.players)
+
+    @property
+    def deals(self) -> int:
+        return TIERS[self.tier].deals[self.players]
+
+    @property
+    def opponents(self) -> tuple[Opponent, ...]:
+        return suite(self.players, self.tier)
+
+    @property
+    def headline_opponents(self) -> tuple[str, ...]:
+        return headline_opponents(self.players, self.tier)
+
+    @property
+    def networks(self) -> tuple[str, ...]:
+        """The shipped networks this track seats (the search tier: the one its search plays)."""
+        return (SEARCH_NETWORK[self.players],) if TIERS[self.tier].search else NETWORKS[self.players]
+
+    @property
+    def pinned_sha256(self) -> str:
+        """The deal-set hash protocol v1 pins for this track."""
+        return DEAL_SET_SHA256[self.players, self.tier]
+
+    def check_deals(self) -> None:
+        """Refuse to play when this sam-env deals other cards than protocol v1 pins (a changed dealer
+        or deck): every score measured here would be on other deals than everyone else's."""
+        found = deal_set_sha256(self.players, self.deals)
+        if found != self.pinned_sha256:
+            raise ProtocolError(
+                f"this sam-env deals other cards for protocol {NAME}'s {self.players}-player {self.tier} tier than the "
+                f"protocol fixes: SHA-256 {found} instead of {self.pinned_sha256}; its numbers would not be comparable"
+            )
+
+
+def check_opponent_weights(names: Iterable[str]) -> None:
+    """Refuse shipped networks whose weights are not the ones protocol v1 pins (:data:`OPPONENT_WEIGHTS`)."""
+    from .fingerprints import shipped_weights_sha256  # reads files: only when a run is about to start
+
+    for name in names:
+        if name in OPPONENT_WEIGHTS and shipped_weights_sha256(name) != OPPONENT_WEIGHTS[name]:
+            raise ProtocolError(
+                f"the shipped network {name!r} has other weights than protocol {NAME} seats (SHA-256 "
+                f"{shipped_weights_sha256(name)}, pinned {OPPONENT_WEIGHTS[name]}); its scores would not be comparable"
+            )
