@@ -1,16 +1,24 @@
 """Files the web app reads: only under a folder given on the command line, never through ``..``.
 
-``sam-web --serve DIR`` lets the page open hand records (``*.jsonl``, from ``--record``) and
-``summary.json`` files (from ``sam-eval --out``) found under ``DIR``, and show the plots beside
-them. Every path in a request is relative to that folder; an absolute path, a ``..`` part or a
-symbolic link that leads outside it is refused (403) before anything is read.
+``sam-web --serve DIR`` lets the page open hand records (``*.jsonl``, from ``--record``),
+``summary.json`` files (from ``sam-eval --out``) and protocol v1 results files (``*.results.json``,
+from ``sam-eval --protocol v1``: ``sam-web --serve leaderboard`` shows the leaderboard's) found
+under ``DIR``, and show the plots beside them. Every path in a request is relative to that folder;
+an absolute path, a ``..`` part or a symbolic link that leads outside it is refused (403) before
+anything is read.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from sam_env.evaluation.leaderboard import board
+from sam_env.evaluation.results import FORMAT as RESULTS_FORMAT
+from sam_env.evaluation.results import SUFFIX as RESULTS_SUFFIX
+from sam_env.evaluation.results import ResultsError, validate
 
 from .errors import BadRequest, Forbidden, NotFound
 from .schemas import Summary, parse
@@ -61,7 +69,8 @@ def listing(root: Path | None) -> dict[str, list[str]]:
     for path in sorted(root.rglob("*")):
         if not path.is_file() or not path.resolve().is_relative_to(root):
             continue
-        key = "replays" if path.suffix == REPLAY_SUFFIX else "summaries" if path.name == SUMMARY_NAME else None
+        summary = path.name == SUMMARY_NAME or path.name.endswith(RESULTS_SUFFIX)
+        key = "replays" if path.suffix == REPLAY_SUFFIX else "summaries" if summary else None
         if key and len(found[key]) < MAX_LISTED:
             found[key].append(path.relative_to(root).as_posix())
     return found
@@ -81,7 +90,10 @@ def _finite(value: Any) -> Any:
 def parse_summary(text: str | bytes, source: str) -> dict[str, Any]:
     """A ``sam-eval`` ``summary.json`` as the leaderboard shows it; :class:`BadRequest` naming what is wrong.
 
-    Checked by :class:`.schemas.Summary`, which names every field the board reads."""
+    Checked by :class:`.schemas.Summary`, which names every field the board reads. A protocol v1 results
+    file (:func:`parse_results`) is shown by the same tables, with its headline score."""
+    if is_results(text, source):
+        return parse_results(text, source)
     summary = parse(Summary, text, what=source)
     return _finite(
         {
@@ -93,6 +105,30 @@ def parse_summary(text: str | bytes, source: str) -> dict[str, Any]:
             "ratings": [r.model_dump() | {"source": source} for r in summary.ratings],
         }
     )
+
+
+def is_results(text: str | bytes, source: str) -> bool:
+    """Whether a file is a results file: by its name, or by the format named at its start (an upload's name is free)."""
+    start = text[:200] if isinstance(text, str) else text[:200].decode("utf-8", "replace")
+    return source.endswith(RESULTS_SUFFIX) or f'"{RESULTS_FORMAT}"' in start
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_results(text: str | bytes, source: str) -> dict[str, Any]:
+    """A protocol v1 results file as the leaderboard shows it (:func:`sam_env.evaluation.leaderboard.board`),
+    checked against its schema and the protocol (:func:`sam_env.evaluation.results.validate`)."""
+    try:
+        document = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as err:  # a JSONDecodeError is a ValueError; RecursionError: too deep
+        raise BadRequest(f"{source}: not JSON ({err})") from None
+    try:
+        validate(document)
+    except ResultsError as err:
+        raise BadRequest(f"{source}: not a valid protocol v1 results file: {err}") from None
+    return _finite(board(document, source))
 
 
 def read_text(path: Path, relative: str) -> str:

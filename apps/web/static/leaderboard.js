@@ -1,11 +1,16 @@
 // The leaderboard tab: one or more sam-eval summary.json files as sortable tables of X/hand with
-// 95% intervals and ratings, with the plots sam-eval wrote beside them.
+// 95% intervals and ratings, with the plots sam-eval wrote beside them; protocol v1 results files
+// (*.results.json) also give a row of headline scores each.
 import {api, el, readFile, showMessage} from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const MATCH_COLUMNS = [
   ["agent", "agent"], ["opponents", "opponents"], ["hands", "hands", "int"], ["x_per_hand", "X/hand", "x"],
   ["ci_low", "95% CI low", "x"], ["ci_high", "95% CI high", "x"], ["win_rate", "win %", "pct"], ["source", "file"],
+];
+const HEADLINE_COLUMNS = [
+  ["agent", "agent"], ["track", "protocol track"], ["score", "headline X/hand", "x"], ["ci_low", "95% CI low", "x"],
+  ["ci_high", "95% CI high", "x"], ["deals", "deals", "int"], ["command", "command"], ["source", "file"],
 ];
 const RATING_COLUMNS = [
   ["agent", "agent"], ["x_per_hand", "X/hand", "x"], ["mu", "mu", "f"], ["sigma", "sigma", "f"],
@@ -35,6 +40,9 @@ async function show(body) {
     const {boards} = await api("/api/leaderboard", body);
     showMessage($("board-message"), "");
     $("board").hidden = false;
+    const headlines = boards.filter((b) => b.headline).map((b) => b.headline);
+    $("headline-scores").hidden = !headlines.length;
+    sortable($("headlines"), HEADLINE_COLUMNS, headlines, "score");
     sortable($("matches"), MATCH_COLUMNS, boards.flatMap((b) => b.matches), "x_per_hand");
     sortable($("ratings"), RATING_COLUMNS, boards.flatMap((b) => b.ratings), "x_per_hand");
     $("plots").replaceChildren(...boards.flatMap((b) => b.plots.map((url) => el("figure", {},
