@@ -102,7 +102,7 @@ def run_protocol(parser: argparse.ArgumentParser, args: argparse.Namespace, argv
 
     from sam_env.evaluation.leaderboard import FOLDER, PAGE, write_page
     from sam_env.evaluation.protocol_run import run_track
-    from sam_env.evaluation.results import build_results, file_name, load_average, write_results
+    from sam_env.evaluation.results import build_results, file_name, write_results
 
     with refusals_reported(parser):
         fixed = [o for o in FIXED_BY_PROTOCOL if _given(argv, o)]
@@ -135,14 +135,13 @@ def run_protocol(parser: argparse.ArgumentParser, args: argparse.Namespace, argv
         f"protocol {NAME}, {track.players} players, {tier} tier: {track.deals} deals x {track.players} seats against "
         f"{len(track.opponents)} opponents; deal set SHA-256 {track.pinned_sha256}"
     )
-    load = load_average()
     try:
         all_scores = run_track(track, candidates, workers=args.workers, progress=not args.no_progress)
     except ProtocolError as err:
         parser.exit(1, f"{parser.prog}: error: {err}\n")
     command = shlex.join(["sam-eval", *argv])
     for path, scores in zip(paths, all_scores, strict=True):
-        write_results(path, build_results(track, scores, command, args.workers, load))
+        write_results(path, build_results(track, scores, command))
         h = scores.headline
         print(
             f"\n{scores.label}: headline {h.score:+.2f} X/hand [{h.ci_low:+.2f}, {h.ci_high:+.2f}] (95% CI over deals)"

@@ -93,6 +93,9 @@ class Scores:
     wall_time_s: float
     cpu_time_s: float | None
     candidates_in_run: int
+    workers: int
+    load_at_start: float | None
+    """The 1-minute load average when the run started (None where the system has none)."""
 
 
 def plan(track: Track, candidates: Sequence[tuple[object, str]]) -> list[Match]:
@@ -146,6 +149,14 @@ def headline_from_results(track: Track, label: str, results: Sequence[MatchResul
     return headline_of(per_opponent.mean(axis=0), track.headline_opponents)
 
 
+def load_average() -> float | None:
+    """The 1-minute load average (None where the system has none: Windows)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def _cpu_seconds() -> float | None:
     """CPU seconds of this process and its finished children (None where ``resource`` is missing: Windows)."""
     try:
@@ -175,10 +186,9 @@ def run_track(
     track.check_deals()
     check_opponent_weights(track.networks)
     matches = plan(track, list(zip(candidates, labels, strict=True)))
-    cpu, start = _cpu_seconds(), time.perf_counter()
-    results = run_matches(
-        matches, track.rules, track.deals, seed=SEED, workers=workers or os.cpu_count() or 1, progress=progress
-    )
+    workers = workers or os.cpu_count() or 1
+    load, cpu, start = load_average(), _cpu_seconds(), time.perf_counter()
+    results = run_matches(matches, track.rules, track.deals, seed=SEED, workers=workers, progress=progress)
     wall = time.perf_counter() - start
     cpu_end = _cpu_seconds()
     cpu_used = None if cpu is None or cpu_end is None else cpu_end - cpu
@@ -191,6 +201,8 @@ def run_track(
             wall,
             cpu_used,
             len(labels),
+            workers,
+            load,
         )
         for spec, label in zip(candidates, labels, strict=True)
     ]

@@ -30,7 +30,7 @@ from sam_env.encoding import ENCODING_VERSION
 
 from .fingerprints import fingerprint
 from .protocol import NAME, PROTOCOL_ID, SEED, VERSION, ProtocolError, Track, rules_for
-from .protocol_run import Scores, headline_of
+from .protocol_run import Scores, headline_of, load_average
 
 FORMAT = "sam-env-results"
 FORMAT_VERSION = 1
@@ -63,14 +63,6 @@ def package_version() -> str:
         return "unknown"
 
 
-def load_average() -> float | None:
-    """The 1-minute load average (None where the system has none: Windows)."""
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):  # not on Windows
-        return None
-
-
 def _processor() -> str:
     """The CPU's model name (Linux's /proc/cpuinfo), else what ``platform`` knows."""
     try:
@@ -95,9 +87,7 @@ def machine(workers: int, load_at_start: float | None) -> dict[str, Any]:
     }
 
 
-def build_results(
-    track: Track, scores: Scores, command: str, workers: int, load_at_start: float | None
-) -> dict[str, Any]:
+def build_results(track: Track, scores: Scores, command: str) -> dict[str, Any]:
     """The results document of one candidate's :class:`~.protocol_run.Scores` on ``track``."""
     spec = scores.spec
     return {
@@ -123,7 +113,7 @@ def build_results(
         "rows": [r.to_dict() for r in scores.rows],
         "headline": scores.headline.to_dict(),
         "command": command,
-        "machine": machine(workers, load_at_start),
+        "machine": machine(scores.workers, scores.load_at_start),
         "wall_time_s": round(scores.wall_time_s, 1),
         "cpu_time_s": None if scores.cpu_time_s is None else round(scores.cpu_time_s, 1),
         "candidates_in_run": scores.candidates_in_run,

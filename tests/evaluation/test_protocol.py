@@ -137,7 +137,7 @@ def test_a_candidate_scores_the_same_alone_as_beside_another(two_seat_run: tuple
 @pytest.fixture
 def document(two_seat_run: tuple[Track, list]) -> dict:
     track, (greedy, _) = two_seat_run
-    built = build_results(track, greedy, "sam-eval --protocol v1 --quick --players 2 --candidates greedy", 1, 0.5)
+    built = build_results(track, greedy, "sam-eval --protocol v1 --quick --players 2 --candidates greedy")
     return json.loads(dumps(built))  # as read back from a file
 
 
