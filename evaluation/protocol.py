@@ -10,7 +10,7 @@ A protocol fixes everything a score depends on, so that two results files of it 
 * **the opponents** (:func:`suite`): the baselines ``random``, ``greedy`` and ``heuristic``, the
   held-out panel (:mod:`sam_env.agents.panel`) and the shipped networks made for the seat count,
   each as ``n - 1`` copies around the candidate in every rotation of every deal; the ``search`` tier
-  replaces them by ``ppo_search``, on fewer deals, as it plays about a thousand times slower;
+  replaces them by ``ppo_search``, on fewer deals, as a search for every decision makes its hands far slower;
 * **the seeds**: every bot, the candidate included, is reseeded for every hand from
   ``(SEED, deal, seating, slot)`` (:func:`sam_env.evaluation.tournament.hand_seed`);
 * **the metrics**: X/hand with its 95 % interval over deals, win rate, the panel rows' margin over the
