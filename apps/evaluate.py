@@ -53,6 +53,9 @@ examples:
   sam-eval --candidates my_agent.py:MyBot my_package.policies:make_policy --against heuristic --deals 2000
       your own bots, by file or by module: a sam_env.Bot class or factory, or a batched policy
       (observations, masks) -> actions, played in batches (docs/evaluation.md#evaluate-your-own-agent)
+  sam-eval --protocol v1 --candidates my_agent.py:MyBot --quick
+      protocol v1's 4-seat track at its quick tier: fixed deals, opponents and seeds, and a results file
+      that sam-eval --validate checks (docs/benchmark_your_agent.md, docs/protocol.md)
 """
 
 

@@ -86,9 +86,13 @@ class Tier:
 TIERS: dict[str, Tier] = {
     tier.name: tier
     for tier in (
-        Tier("full", {2: 10000, 3: 6000, 4: 4000, 5: 3000}, about="the protocol: the numbers a paper reports"),
-        Tier("quick", {2: 1000, 3: 800, 4: 400, 5: 300}, about="the first deals of the full tier: a check in a minute"),
-        Tier("search", {2: 100, 3: 60, 4: 40, 5: 30}, search=True, about="ppo_search opponents: slower"),
+        Tier("full", {2: 10000, 3: 6000, 4: 4000, 5: 3000}, about="the numbers to publish"),
+        Tier(
+            "quick", {2: 1000, 3: 800, 4: 400, 5: 300}, about="the full tier's first deals, a check in about a minute"
+        ),
+        Tier(
+            "search", {2: 100, 3: 60, 4: 40, 5: 30}, search=True, about="ppo_search opponents, on fewer deals, slower"
+        ),
     )
 }
 """Tiers by name. A tier's deals are the first ones of the same sequence, so the quick tier's deal set
