@@ -55,6 +55,13 @@ agent to act, all zeros for every other agent). The vector is the concatenation 
 | phase | 3 | Sâm decisions / play / over |
 | responsible | 1 | the observer must respect báo 1 (upper seat of a one-card seat) |
 | chain_value | 1 | chop money v at stake on the table, as v / (v + 20) |
+| declined | 56·(n−1) | encoding version 2 only: per opponent, the plays it passed on (below) |
+
+That is observation encoding version 1, the default. `raw_env(encoding_version=2)` appends a compact
+history of the hand: for each opponent in turn order and for single, pair, triple and straight, 14 bits
+set from the lowest key (rank, or a straight's highest position) of a play of that kind the opponent
+passed on, upwards (`sam_env.encoding`). A version-1 observation is the first numbers of a version-2
+one, so a network trained on version 1 reads its prefix.
 
 `state()` returns the perfect-information state (absolute seats, every hand) for centralized
 critics; `env.unwrapped.seat_view(agent)` gives the same information as an observation as plain
@@ -137,7 +144,7 @@ from .core.render import render_hand
 from .core.rules import RuleConfig
 from .core.table import Table
 from .core.view import SeatView
-from .encoding import N_ACTIONS, Encoder
+from .encoding import ENCODING_VERSION, N_ACTIONS, Encoder
 from .order_enforcing import OrderEnforcing
 
 RESET_OPTIONS = ("hands", "leader")
@@ -172,10 +179,12 @@ class raw_env(AECEnv):
         result_info: bool = False,
         render_seat: int = 0,
         reveal_hands: bool = False,
+        encoding_version: int = ENCODING_VERSION,
     ) -> None:
         """``result_info``: the final infos also hold ``"result"``, the nested result with its ledger.
         ``render_seat``, ``reveal_hands``: whose side ``"rgb_array"`` pictures are drawn from, and
-        whether the other seats' cards are shown face up."""
+        whether the other seats' cards are shown face up. ``encoding_version``: the observation
+        encoding (:data:`sam_env.encoding.ENCODING_VERSIONS`; version 2 adds the hand's history)."""
         super().__init__()
         rules = RuleConfig() if rules is None else rules
         if not isinstance(rules, RuleConfig):
@@ -204,7 +213,8 @@ class raw_env(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        self.encoder = Encoder(n)
+        self.encoder = Encoder(n, encoding_version)
+        self.encoding_version = self.encoder.version
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), dtype=np.float32),

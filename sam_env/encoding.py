@@ -9,11 +9,27 @@ what a network needs to see pairs, triples and quads at a glance, and suits are 
 they never decide a play. Seats are *relative*: block row 0 is the observer, row 1 the next seat
 in turn order, and so on — the same policy can then sit in any seat.
 
+Versions: an encoding version names a layout, and every version extends the one before it with
+blocks at the end, so the observation of an earlier version is the first ``observation_size(n, v)``
+numbers of a later one (a network trained on version 1 plays at a version-2 table by reading that
+prefix, exactly as before). :data:`ENCODING_VERSIONS` lists them:
+
+* version 1: the current trick and the cards played, nothing of earlier tricks;
+* version 2: also a compact history of the hand per opponent (``declined``): for single, pair, triple
+  and straight, the plays that opponent has passed on, written from the lowest key it declined
+  upwards (:attr:`sam_env.core.game.Hand.declined`) — an opponent that would not beat a single 9
+  probably holds no single above it.
+
+``sam_env.env()``, ``VectorEnv`` and the trainers encode :data:`ENCODING_VERSION` (version 1) unless
+given ``encoding_version=``: every program written against the flat observation, and every network
+trained before version 2, then sees what it always saw. A checkpoint records the version it was
+trained on, and whatever builds a table for it asks for that version (or a later one).
+
 Checkpoints record :func:`fingerprint` — a hash of the layout, the action table and the scaling
 constants — and refuse to load when it differs, so a change nobody remembered to announce (two
-blocks of the same size swapped, an action renamed) cannot make a network play garbage. Bump
-:data:`ENCODING_VERSION` as well when the layout or the action table changes on purpose: it names
-the change in error messages.
+blocks of the same size swapped, an action renamed) cannot make a network play garbage. A change of
+the layout or the action table on purpose is a new version in :data:`ENCODING_VERSIONS`: it names the
+change in error messages.
 """
 
 from __future__ import annotations
@@ -25,10 +41,16 @@ import numpy as np
 
 from .core.cards import FULL_DECK, N_RANKS, N_SUITS, unary_of_cards
 from .core.combos import N_COMBOS, combo_index, combo_name
-from .core.game import NO_PLAY, Hand, Phase
+from .core.game import DECLINED_KEYS, DECLINED_KINDS, NO_PLAY, Hand, Phase
 from .core.rules import CARDS_PER_HAND
 
+ENCODING_VERSIONS = (1, 2)
+"""Every observation encoding version this sam-env writes, oldest first; each extends the one before it."""
 ENCODING_VERSION = 1
+"""The version tables encode unless asked for another (``encoding_version=``): the one every earlier program reads."""
+LATEST_ENCODING_VERSION = ENCODING_VERSIONS[-1]
+DECLINED_BITS = len(DECLINED_KINDS) * DECLINED_KEYS
+"""Size of one opponent's row of the ``declined`` block (version 2)."""
 N_ACTIONS = N_COMBOS
 UNARY = N_RANKS * N_SUITS
 CHAIN_SCALE = 20.0
@@ -45,9 +67,20 @@ def action_index(name: str) -> int:
     return combo_index(name)
 
 
-def observation_layout(n_players: int) -> list[tuple[str, int]]:
-    """Named blocks of the observation vector, in order, with their sizes."""
+def check_encoding_version(version: object) -> int:
+    """``version`` if this sam-env encodes it; a ``ValueError`` naming the versions it does otherwise."""
+    if isinstance(version, bool) or version not in ENCODING_VERSIONS:
+        raise ValueError(
+            f"encoding_version={version!r} is not an observation encoding version of this sam-env; "
+            f"expected one of {list(ENCODING_VERSIONS)}"
+        )
+    return int(version)  # type: ignore[call-overload]
+
+
+def observation_layout(n_players: int, version: int = ENCODING_VERSION) -> list[tuple[str, int]]:
+    """Named blocks of the observation vector of encoding ``version``, in order, with their sizes."""
     n = n_players
+    history = [("declined", (n - 1) * DECLINED_BITS)] if check_encoding_version(version) >= 2 else []
     return [
         ("hand", UNARY),  # own rank counts, unary
         ("unseen", UNARY),  # rank counts of cards the observer cannot see, unary
@@ -63,27 +96,37 @@ def observation_layout(n_players: int) -> list[tuple[str, int]]:
         ("phase", len(Phase)),  # one-hot: Sâm decisions, play, over
         ("responsible", 1),  # the observer is the upper seat of a one-card seat
         ("chain_value", 1),  # chop-chain money v at stake on the table, as v / (v + CHAIN_SCALE)
+        *history,  # version 2: per opponent in turn order, the plays it passed on, from the lowest key up
     ]
 
 
-def observation_size(n_players: int) -> int:
+def observation_size(n_players: int, version: int = ENCODING_VERSION) -> int:
     """Length of the observation vector for a table of ``n_players`` seats (checkpoints record it)."""
-    return sum(size for _, size in observation_layout(n_players))
+    return sum(size for _, size in observation_layout(n_players, version))
 
 
-def fingerprint(n_players: int) -> str:
-    """SHA-256 of everything a network trained on this encoding depends on, for ``n_players`` seats.
+def versions_of_size(size: int, n_players: int) -> list[int]:
+    """The encoding versions whose observations at ``n_players`` seats have ``size`` numbers."""
+    return [v for v in ENCODING_VERSIONS if observation_size(n_players, v) == size]
+
+
+def fingerprint(n_players: int, version: int = ENCODING_VERSION) -> str:
+    """SHA-256 of everything a network trained on encoding ``version`` depends on, for ``n_players`` seats.
 
     It covers the observation layout (block names, sizes and order), every action name in order,
-    the unary coding of rank counts and :data:`CHAIN_SCALE`. Checkpoints store it and are refused
-    when it differs: the weights would read their inputs, or write their outputs, in the wrong places.
+    the unary coding of rank counts and :data:`CHAIN_SCALE`, and from version 2 the version and the
+    kinds and keys of the ``declined`` block. Checkpoints store it and are refused when it differs: the
+    weights would read their inputs, or write their outputs, in the wrong places.
     """
-    facts = {
-        "observation_layout": observation_layout(n_players),
+    facts: dict[str, object] = {
+        "observation_layout": observation_layout(n_players, version),
         "actions": [action_name(i) for i in range(N_ACTIONS)],
         "unary": [N_RANKS, N_SUITS],
         "chain_scale": CHAIN_SCALE,
     }
+    if version >= 2:
+        facts["version"] = version
+        facts["declined"] = {"kinds": [k.name for k in DECLINED_KINDS], "keys": DECLINED_KEYS}
     return hashlib.sha256(json.dumps(facts, separators=(",", ":")).encode()).hexdigest()
 
 
@@ -127,14 +170,21 @@ class Encoder:
     of every training run, so it should cost a few integer operations per seat and no more.
     """
 
-    def __init__(self, n_players: int) -> None:
+    def __init__(self, n_players: int, version: int = ENCODING_VERSION) -> None:
         self.n_players = n_players
-        self.layout = observation_layout(n_players)
+        self.version = check_encoding_version(version)
+        self.layout = observation_layout(n_players, version)
         self.state_layout = state_layout(n_players)
         self._obs, self.size = _offsets(self.layout)
         self._state, self.state_size = _offsets(self.state_layout)
         orders = [[(seat + k) % n_players for k in range(n_players)] for seat in range(n_players)]
         self._obs_plans = [_seat_plan(self._obs, order) for order in orders]
+        at = self._obs.get("declined")
+        self._declined_plans = [
+            tuple((s, at + (k - 1) * DECLINED_BITS) for k, s in enumerate(order) if k > 0) if at is not None else ()
+            for order in orders
+        ]
+        """Per observer: each opponent's seat and where its ``declined`` row starts (none before version 2)."""
         self._state_plan = _seat_plan(self._state, orders[0])
         self._obs_shared = _shared_blocks(self._obs, self.size)
         self._state_shared = _shared_blocks(self._state, self.state_size)
@@ -145,6 +195,9 @@ class Encoder:
         unseen = FULL_DECK ^ (hand.cards[seat] | hand.all_played)
         bits = hand.unary[seat] << o["hand"] | unary_of_cards(unseen) << o["unseen"]
         bits |= _seat_bits(hand, self._obs_plans[seat])
+        declined = hand.declined
+        for s, at in self._declined_plans[seat]:
+            bits |= declined[s] << at
         if hand.phase is Phase.PLAY and hand.responsible(seat):
             bits |= 1 << o["responsible"]
         return self._vector(bits, self._obs_shared, hand, seat)

@@ -18,10 +18,12 @@ from .combos import (
     DECLARE_SAM,
     DECLINE_SAM,
     IS_QUAD,
+    LINE_RANKS,
     N_COMBOS,
     PASS,
     SINGLE_RANK,
     TWOS_CHOPPED,
+    Kind,
     formable_combos,
 )
 from .deal import instant_win_type
@@ -78,6 +80,18 @@ _SINGLES_BELOW = np.zeros((N_RANKS + 1, N_COMBOS), dtype=bool)
 for _r in range(N_RANKS + 1):
     _SINGLES_BELOW[_r] = (SINGLE_RANK >= 0) & (SINGLE_RANK < _r)
 
+DECLINED_KINDS = (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.STRAIGHT)
+"""The kinds of play whose declines :attr:`Hand.declined` records (quads are rarely there to decline)."""
+DECLINED_KEYS = len(LINE_RANKS)
+"""Keys of a declined play: a rank (0–12) for same-rank kinds, the highest line position (2–13) for straights."""
+DECLINE_BITS: tuple[int, ...] = tuple(
+    (((1 << DECLINED_KEYS) - 1) ^ ((1 << c.key) - 1)) << (DECLINED_KEYS * DECLINED_KINDS.index(c.kind))
+    if c.kind in DECLINED_KINDS
+    else 0
+    for c in COMBOS
+)
+"""Per combination: the bits a seat that passes on it gets in :attr:`Hand.declined`: its kind's keys from its own up."""
+
 
 class Hand:
     """A single hand ("ván") from the deal to the settlement.
@@ -110,6 +124,11 @@ class Hand:
         self.table_combo: int = NO_PLAY
         self.table_owner: int = leader
         self.passed: list[bool] = [False] * n
+        self.declined: list[int] = [0] * n
+        """Per seat, the plays it has passed on this hand, as bits (:data:`DECLINE_BITS`): for each of
+        :data:`DECLINED_KINDS`, :data:`DECLINED_KEYS` bits, set from the lowest key it declined upwards.
+        A seat that would not beat a single 9 probably holds no single above it (or keeps it): the history
+        of a hand that observations of encoding version 2 show."""
         self.chain: list[int] = [0] * n
         """Chop money each seat has received in the current trick (for chặt đè)."""
         self.ledger: list[Transfer] = []
@@ -199,6 +218,7 @@ class Hand:
         elif move == PASS:
             self._undersized_by = None
             self.passed[seat] = True
+            self.declined[seat] |= DECLINE_BITS[self.table_combo]
             self._advance(seat)
         else:
             self._play(seat, move)

@@ -1,9 +1,10 @@
 """Observations and the perfect-information state, written straight into float32 rows.
 
 The layouts are :mod:`sam_env.encoding`'s, block for block (the offsets come from
-:func:`.tables.observation_offsets`): a row is zeroed, its unary blocks written a rank (4 floats
-from a look-up table) at a time, the other ones set one by one; the chop-chain value is the only
-fraction. Array views and ``%`` cost more than the writes here, hence direct ``[t, s, FIELD]``
+:func:`.tables.observation_offsets`, of the table's encoding version: a block the version does not
+have is at offset -1 and not written): a row is zeroed, its unary and ``declined`` blocks written four
+floats (a nibble, from a look-up table) at a time, the other ones set one by one; the chop-chain value
+is the only fraction. Array views and ``%`` cost more than the writes here, hence direct ``[t, s, FIELD]``
 indexing and :func:`relative`. The AEC env's :class:`~sam_env.encoding.Encoder` assembles the
 same vector from one Python integer; the differential test checks they are equal.
 """
@@ -15,10 +16,11 @@ from numba import njit
 
 from ..core.cards import FULL_DECK
 from ..core.rules import CARDS_PER_HAND
-from ..encoding import CHAIN_SCALE
+from ..encoding import CHAIN_SCALE, DECLINED_BITS
 from .play import chain_value, responsible, unary_of_cards
 from .tables import (
     ALL_PLAYED,
+    DECLINED,
     HAND,
     LEADER,
     N_CARDS,
@@ -26,6 +28,7 @@ from .tables import (
     NO_SEAT,
     O_CARDS_LEFT,
     O_CHAIN_VALUE,
+    O_DECLINED,
     O_HAND,
     O_LEADER,
     O_ONE_CARD,
@@ -66,6 +69,15 @@ def set_unary(out, at, unary):
         nibble = (unary >> (4 * r)) & 0xF
         for j in range(4):
             out[at + 4 * r + j] = NIBBLE_BITS[nibble, j]
+
+
+@njit(cache=True, inline="always")
+def set_bits(out, at, bits, n_bits):
+    """Write the lowest ``n_bits`` bits of ``bits`` (a multiple of 4) as zeros and ones from ``out[at]`` on."""
+    for q in range(n_bits // 4):
+        nibble = (bits >> (4 * q)) & 0xF
+        for j in range(4):
+            out[at + 4 * q + j] = NIBBLE_BITS[nibble, j]
 
 
 @njit(cache=True, inline="always")
@@ -118,6 +130,11 @@ def observation_into(tab, seats, t, seat, rp, off, out):
     shared_blocks(tab, seats, t, rp, off, seat, out)
     if tab[t, PHASE] == PHASE_PLAY and responsible(tab, seats, t, seat, rp[RP_N]):
         out[off[O_RESPONSIBLE]] = 1.0
+    if off[O_DECLINED] >= 0:  # encoding version 2: each opponent's declines, rows in turn order after the seat
+        n = rp[RP_N]
+        for k in range(1, n):
+            s = seat + k - n if seat + k >= n else seat + k
+            set_bits(out, off[O_DECLINED] + DECLINED_BITS * (k - 1), seats[t, s, DECLINED], DECLINED_BITS)
 
 
 @njit(cache=True, inline="always")

@@ -16,6 +16,7 @@ from numba import njit
 from .tables import (
     ALL_PLAYED,
     CHAIN,
+    COMBO_DECLINE_BITS,
     COMBO_IS_QUAD,
     COMBO_ONLY_TWOS,
     COMBO_REQ,
@@ -24,6 +25,7 @@ from .tables import (
     COMBO_TWOS,
     COMBO_TWOS_CHOPPED,
     DEALT,
+    DECLINED,
     E_FINISH_ON_TWO,
     E_INSTANT_WIN,
     E_NORMAL,
@@ -410,6 +412,8 @@ def step_table(b, t, rp, move):
     elif move == PASS:
         b.tab[t, UNDERSIZED_BY] = NO_SEAT
         b.seats[t, seat, PASSED] = 1
+        if b.tab[t, TABLE_COMBO] != NO_PLAY:
+            b.seats[t, seat, DECLINED] |= COMBO_DECLINE_BITS[b.tab[t, TABLE_COMBO]]
         advance(b.tab, b.seats, t, n, seat)
     else:
         play(b, t, rp, seat, move)

@@ -32,6 +32,7 @@ from ..core.combos import N_COMBOS
 from ..core.game import IllegalMoveError
 from ..core.ledger import Transfer
 from ..core.rules import CARDS_PER_HAND, RuleConfig
+from ..encoding import ENCODING_VERSION, check_encoding_version
 from .batch import first_illegal
 from .cache import SOURCES, drop_stale_cache
 from .deal import start_dealt_hand
@@ -138,6 +139,7 @@ class Playouts:
     Args:
         num_tables: how many tables.
         rules: the rules of every table (default ``RuleConfig()``).
+        encoding_version: the encoding of the observations written (:data:`sam_env.encoding.ENCODING_VERSIONS`).
 
     The outputs are reused buffers, overwritten by every call (copy what you keep):
     ``observation`` (``float32[N, obs_dim]``, the seat to act's, where it was asked for),
@@ -146,7 +148,9 @@ class Playouts:
     dealt is over.
     """
 
-    def __init__(self, num_tables: int, rules: RuleConfig | None = None) -> None:
+    def __init__(
+        self, num_tables: int, rules: RuleConfig | None = None, encoding_version: int = ENCODING_VERSION
+    ) -> None:
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
             raise ValueError(f"num_tables must be a positive int, got {num_tables!r}")
         rules = RuleConfig() if rules is None else rules
@@ -157,7 +161,8 @@ class Playouts:
         self.n_players = rules.n_players
         self._rp = rule_params(rules)
         self._answers = answers_of(rules)
-        self._off = observation_offsets(self.n_players)
+        self.encoding_version = check_encoding_version(encoding_version)
+        self._off = observation_offsets(self.n_players, self.encoding_version)
         self._b = allocate(n, self.n_players, 1)
         self._b.tab[:, PHASE] = PHASE_OVER
         self.observation = np.zeros((n, int(self._off[-1])), dtype=np.float32)

@@ -89,7 +89,8 @@ class ShadowTables:
         self.venv = venv
         self.full_every = full_every
         self.steps = 0
-        self.envs = [sam_env.env(rules=venv.rules) for _ in range(venv.num_tables)]
+        version = venv.encoding_version
+        self.envs = [sam_env.env(rules=venv.rules, encoding_version=version) for _ in range(venv.num_tables)]
         self._fresh = [True] * venv.num_tables
         self._forced: list[int | None] = [None] * venv.num_tables
         """A leader given to ``reset``: it applies to the first hand dealt there."""

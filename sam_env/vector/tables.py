@@ -19,11 +19,11 @@ import numpy as np
 
 from ..core.cards import DECK_SIZE, N_RANKS, RED_SUITS, Rank, card_id
 from ..core.combos import COMBOS, IS_QUAD, MAX_STRAIGHT, N_COMBOS, REQ, SINGLE_RANK, SIZE, TWOS_CHOPPED, Kind
-from ..core.game import Phase
+from ..core.game import DECLINE_BITS, Phase
 from ..core.ledger import EndReason, Reason
 from ..core.rule_tables import rule_tables
 from ..core.rules import FIRST_LEADER_CHOICES, INSTANT_WIN_TYPES, RuleConfig
-from ..encoding import observation_layout, state_layout
+from ..encoding import ENCODING_VERSION, observation_layout, state_layout
 
 # ---------------------------------------------------------------- per-table fields: tab[t, FIELD]
 PHASE, TO_ACT, LEADER, TABLE_COMBO, TABLE_OWNER, SAM_DECLARER, SAM_ASKED = range(7)
@@ -35,9 +35,11 @@ an instant win, waiting for its one move (``NO_SEAT``: none), and ``INSTANT_KIND
 ``INSTANT_WIN_TYPES``."""
 
 # ---------------------------------------------------------------- per-seat fields: seats[t, s, FIELD]
-HAND, UNARY, N_CARDS, PLAYED, PLAYED_UNARY, N_PLAYED, OUT, PASSED, CHAIN, FOT_ORDER, FINAL_TWOS, DEALT = range(12)
-N_SEAT_FIELDS = 12
-"""``FOT_ORDER``: 1 + the order in which the seat finished on 2s (0: it did not), for the ledger order."""
+HAND, UNARY, N_CARDS, PLAYED, PLAYED_UNARY, N_PLAYED, OUT, PASSED, CHAIN, FOT_ORDER, FINAL_TWOS = range(11)
+DECLINED, DEALT = 11, 12
+N_SEAT_FIELDS = 13
+"""``FOT_ORDER``: 1 + the order in which the seat finished on 2s (0: it did not), for the ledger order.
+``DECLINED``: the reference's ``Hand.declined`` bits. Every field before ``DEALT`` is cleared at a deal."""
 
 # ---------------------------------------------------------------- finished hands: fin[t, slot, FIELD]
 F_REASON, F_WINNER, F_NEXT_LEADER, F_INSTANT_WIN, F_SAM_DECLARER, F_SAM_BLOCKER, F_RESPONSIBLE = range(7)
@@ -119,6 +121,8 @@ COMBO_TWOS_CHOPPED = TWOS_CHOPPED.astype(np.int64)
 COMBO_IS_QUAD = IS_QUAD.astype(np.int64)
 COMBO_TWOS = np.array([c.twos for c in COMBOS], dtype=np.int64)
 COMBO_ONLY_TWOS = np.array([c.only_twos for c in COMBOS], dtype=np.int64)
+COMBO_DECLINE_BITS = np.array(DECLINE_BITS, dtype=np.int64)
+"""What passing on each combination adds to the seat's ``DECLINED`` bits (``sam_env.core.game.DECLINE_BITS``)."""
 NIBBLE_COUNT = np.array([bin(b).count("1") for b in range(16)], dtype=np.int64)
 UNARY_OF_COUNT = np.array([(1 << c) - 1 for c in range(5)], dtype=np.int64)
 LOWEST_BITS = np.zeros((16, 5), dtype=np.int64)
@@ -139,12 +143,22 @@ DRAGON_HAS_TWO = np.array(
 )
 TWO_SHIFT = 4 * int(Rank.TWO)
 N_ACTIONS = N_COMBOS
-for _arr in (COMBO_REQ, COMBO_SINGLE_RANK, COMBO_SIZE, COMBO_TWOS_CHOPPED, COMBO_IS_QUAD, COMBO_TWOS, COMBO_ONLY_TWOS):
+for _arr in (
+    COMBO_REQ,
+    COMBO_SINGLE_RANK,
+    COMBO_SIZE,
+    COMBO_TWOS_CHOPPED,
+    COMBO_IS_QUAD,
+    COMBO_TWOS,
+    COMBO_ONLY_TWOS,
+    COMBO_DECLINE_BITS,
+):
     _arr.flags.writeable = False
 
 # ---------------------------------------------------------------- observation and state offsets
 O_HAND, O_UNSEEN, O_PLAYED, O_CARDS_LEFT, O_ONE_CARD, O_TABLE_PLAY, O_TABLE_OWNER = range(7)
-O_PASSED, O_OUT, O_SAM_DECLARER, O_LEADER, O_PHASE, O_RESPONSIBLE, O_CHAIN_VALUE, O_TO_ACT, O_SIZE = range(7, 16)
+O_PASSED, O_OUT, O_SAM_DECLARER, O_LEADER, O_PHASE, O_RESPONSIBLE, O_CHAIN_VALUE, O_TO_ACT = range(7, 15)
+O_DECLINED, O_SIZE = 15, 16
 _OFFSET_NAMES = (
     "hand",
     "unseen",
@@ -161,6 +175,7 @@ _OFFSET_NAMES = (
     "responsible",
     "chain_value",
     "to_act",
+    "declined",
 )
 
 
@@ -180,9 +195,10 @@ def _offsets(layout: list[tuple[str, int]]) -> np.ndarray:
     return np.array([at.get(name, -1) for name in _OFFSET_NAMES] + [pos], dtype=np.int64)
 
 
-def observation_offsets(n_players: int) -> np.ndarray:
-    """Block offsets of :func:`sam_env.encoding.observation_layout` (the AEC env's observation)."""
-    return _offsets(observation_layout(n_players))
+def observation_offsets(n_players: int, version: int = ENCODING_VERSION) -> np.ndarray:
+    """Block offsets of :func:`sam_env.encoding.observation_layout` (the AEC env's observation) of encoding
+    ``version``; the blocks of version 1 are at the same offsets in every version."""
+    return _offsets(observation_layout(n_players, version))
 
 
 def state_offsets(n_players: int) -> np.ndarray:

@@ -25,6 +25,7 @@ from ..core.deal import DealError, parse_deal
 from ..core.game import IllegalMoveError
 from ..core.ledger import Transfer
 from ..core.rules import RuleConfig
+from ..encoding import ENCODING_VERSION, check_encoding_version
 from . import batch as kernels
 from .cache import drop_stale_cache
 from .encode import UNARY_BITS
@@ -78,6 +79,8 @@ class VectorEnv:
         rules: the rules of every table (default ``RuleConfig()``).
         seed: seeds the tables' deals when ``reset()`` is first called without a seed.
         parallel: spread the tables of each step over numba's threads (``NUMBA_NUM_THREADS``).
+        encoding_version: the observation encoding (:data:`sam_env.encoding.ENCODING_VERSIONS`), as
+            ``sam_env.env(encoding_version=...)``'s; version 2 adds the hand's history.
 
     Random deals come from one splitmix64 stream per table, seeded from ``numpy.random.SeedSequence(seed)``:
     reproducible by seed, and independent of the batch size and thread count; they are *not* the
@@ -86,7 +89,12 @@ class VectorEnv:
     """
 
     def __init__(
-        self, num_tables: int, rules: RuleConfig | None = None, seed: int | None = None, parallel: bool = False
+        self,
+        num_tables: int,
+        rules: RuleConfig | None = None,
+        seed: int | None = None,
+        parallel: bool = False,
+        encoding_version: int = ENCODING_VERSION,
     ) -> None:
         if isinstance(num_tables, bool) or not isinstance(num_tables, (int, np.integer)) or num_tables < 1:
             raise ValueError(f"num_tables must be a positive int, got {num_tables!r}")
@@ -102,7 +110,8 @@ class VectorEnv:
         self._seed = _checked_seed(seed)
         self._rp = rule_params(rules)
         self._answers = answers_of(rules)
-        self._obs_off = observation_offsets(self.n_players)
+        self.encoding_version = check_encoding_version(encoding_version)
+        self._obs_off = observation_offsets(self.n_players, self.encoding_version)
         self._state_off = state_offsets(self.n_players)
         self.observation_size = int(self._obs_off[-1])
         self.state_size = int(self._state_off[-1])

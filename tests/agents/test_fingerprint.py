@@ -27,6 +27,21 @@ GOLDEN = {
 }
 
 
+GOLDEN_V2 = {
+    2: "1801dfedad056cd7fd56f3f764f2a163fda3a9d9f077dd3907789e3736f46d41",
+    3: "27e0c609452367168622755e082ae54292f8dc2bcd5c9976c4dfeae6eb2e8c4c",
+    4: "85efb38325bf75298beff063a5f968687cf107a26c4b7b1d7834c15e7ef5d2bf",
+    5: "a788e2afa470cbb463a6df9495e1cdb0451e05230fb6356caaa59b40b7ad1507",
+}
+"""Encoding version 2 (the hand's history per opponent): a version of its own, pinned the same way."""
+
+
+@pytest.mark.parametrize("n_players", sorted(GOLDEN_V2))
+def test_version_2_fingerprint_is_todays_and_differs_from_version_1(n_players: int) -> None:
+    assert encoding.fingerprint(n_players, 2) == GOLDEN_V2[n_players]
+    assert encoding.fingerprint(n_players, 1) == GOLDEN[n_players] != GOLDEN_V2[n_players]
+
+
 @pytest.mark.parametrize("n_players", sorted(GOLDEN))
 def test_fingerprint_is_todays(n_players: int) -> None:
     assert encoding.fingerprint(n_players) == GOLDEN[n_players], (
@@ -45,8 +60,8 @@ def test_swapping_two_blocks_of_the_same_size_refuses_the_shipped_bot(monkeypatc
     """Same sizes, same total, same version number: only the fingerprint can tell."""
     layout = encoding.observation_layout
 
-    def swapped(n_players: int) -> list[tuple[str, int]]:
-        blocks = layout(n_players)
+    def swapped(n_players: int, version: int = 1) -> list[tuple[str, int]]:
+        blocks = layout(n_players, version)
         i, j = [k for k, (name, _) in enumerate(blocks) if name in ("hand", "unseen")]
         assert blocks[i][1] == blocks[j][1]
         blocks[i], blocks[j] = blocks[j], blocks[i]

@@ -19,6 +19,7 @@ from scenario_data import Scenario, expected_ledger, ledger_rows, load_scenarios
 
 from sam_env import IllegalMoveError, RuleConfig, action_index, action_name
 from sam_env.core import Table
+from sam_env.encoding import observation_layout, observation_size
 from sam_env.vector import Batch, VectorEnv
 from sam_env.vector.reference_check import Mismatch, ShadowTables, random_actions, random_rules
 
@@ -31,6 +32,35 @@ def test_random_rules_agree_with_the_reference(seed: int) -> None:
     shadow = ShadowTables(VectorEnv(8, random_rules(rng), seed=seed))
     shadow.run(80, rng)
     assert shadow.hands > 0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_encoding_version_2_agrees_with_the_reference(seed: int) -> None:
+    """The history block of version 2 (each opponent's declined plays), at every step, under random rules."""
+    rng = np.random.default_rng(100 + seed)
+    venv = VectorEnv(8, random_rules(rng), seed=seed, encoding_version=2)
+    shadow = ShadowTables(venv)
+    shadow.run(80, rng)
+    assert shadow.hands > 0
+    assert (
+        venv.observation_size
+        == observation_size(venv.n_players, 1) + dict(observation_layout(venv.n_players, 2))["declined"]
+    )
+
+
+def test_version_2_observations_extend_version_1_and_record_passes() -> None:
+    """A version-1 observation is the prefix of the version-2 one of the same table, and the history is not empty."""
+    one, two = VectorEnv(16, seed=3), VectorEnv(16, seed=3, encoding_version=2)
+    rng = np.random.default_rng(3)
+    b1, b2 = one.reset(), two.reset()
+    size = one.observation_size
+    seen = 0.0
+    for _ in range(150):
+        assert np.array_equal(b2.observation[:, :size], b1.observation)
+        seen += float(b2.observation[:, size:].sum())
+        actions = random_actions(rng, b1.action_mask)
+        b1, b2 = one.step(actions), two.step(actions)
+    assert seen > 0
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
