@@ -74,8 +74,9 @@ def text_table(summaries: Sequence[Summary], ratings: Sequence[RatingRow], flows
     if ratings:
         out += [
             "",
-            "ratings, sorted by money: X/hand over every hand between different agents; openskill's ordinal",
-            "(mu - 3 sigma, Plackett-Luce) counts places in each hand, not amounts",
+            "ratings, sorted by money: X/hand over the rated hands; openskill's ordinal (mu - 3 sigma,",
+            "Plackett-Luce) counts places in each hand, not amounts",
+            *(_shorten(line, TERMINAL_WIDTH) for line in _ground_lines(ratings)),
         ]
         rating_rows = [
             [r.agent, _fmt(r.x_per_hand), f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}"] for r in ratings
@@ -86,6 +87,16 @@ def text_table(summaries: Sequence[Summary], ratings: Sequence[RatingRow], flows
         flow_rows = [[f.before, f.after, str(f.hands), _fmt(f.x_per_hand)] for f in flows]
         out += _aligned(["before", "after", "hands", "X/hand"], flow_rows, 2, indent="  ")
     return "\n".join(out)
+
+
+def _ground_lines(ratings: Sequence[RatingRow]) -> list[str]:
+    """What the ratings rest on (the line-ups every candidate met) and the matches left out of them."""
+    ground = ", ".join(ratings[0].rests_on) or "every match between different agents"
+    lines = [f"rated only where every candidate met the same opponents: {ground}"]
+    left_out = [match for r in ratings for match in r.left_out]
+    if left_out:
+        lines.append(f"not rated (opponents no other candidate met): {', '.join(left_out)}")
+    return lines
 
 
 def markdown_table(
@@ -117,8 +128,9 @@ def markdown_table(
     if ratings:
         lines += [
             "",
-            "Ratings, sorted by money (X/hand over every hand between different agents); openskill's ordinal",
+            "Ratings, sorted by money (X/hand over the rated hands); openskill's ordinal",
             "(mu − 3 sigma, Plackett–Luce) counts places in each hand, not amounts.",
+            " ".join(_ground_lines(ratings)),
             "",
             "| agent | X/hand | mu | sigma | ordinal | hands |",
             "|---|---|---|---|---|---|",

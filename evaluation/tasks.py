@@ -119,6 +119,13 @@ class _Play:
                 bot = copy.deepcopy(bot)
         return bot
 
+    def _another(self, slot: int, bot: Bot) -> Bot:
+        """A second instance of a bot that has not played yet: a copy (cheap), else built again."""
+        try:
+            return copy.deepcopy(bot)
+        except Exception:  # a bot that cannot be copied is built again from its spec
+            return self.build(slot, bot)
+
     def one_at_a_time(self, agents: list[Bot]) -> None:
         n = self.rules.n_players
         env = sam_env.env(rules=self.rules)
@@ -154,12 +161,10 @@ class _Play:
         task, n_seatings = self.task, len(self.seatings)
         per_group = lockstep_deals(n_seatings)
         width = min(per_group, task.stop - task.start) * n_seatings
-        envs = [sam_env.env(rules=self.rules) for _ in range(width)]
-        for env in envs:
-            env.reset(seed=task.seed)
+        envs = _environments(self.rules, width)
         # A batched policy is one bot for every table; a per-decision bot gets one per table.
         bots = [
-            [a] * width if isinstance(a, PolicyBot) else [a, *(self.build(slot, a) for _ in range(width - 1))]
+            [a] * width if isinstance(a, PolicyBot) else [a, *(self._another(slot, a) for _ in range(width - 1))]
             for slot, a in enumerate(agents)
         ]
         start = task.start
@@ -239,6 +244,18 @@ class _Play:
                 last_deal=last_deal,
             )
         )
+
+
+_ENVIRONMENTS: dict[str, list] = {}
+"""Environments of lockstep groups, kept per process and rules: every hand resets its table to an
+explicit deal and leader, which draws nothing from an environment's generator, so reuse changes nothing."""
+
+
+def _environments(rules: RuleConfig, width: int) -> list:
+    envs = _ENVIRONMENTS.setdefault(repr(rules), [])
+    while len(envs) < width:
+        envs.append(sam_env.env(rules=rules))
+    return envs[:width]
 
 
 def _paid_to_next_seat(result: HandResult, n_players: int) -> list[int]:
