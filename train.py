@@ -1,7 +1,8 @@
 """Train a Sâm Lốc bot by self-play, then evaluate it in duplicate against the baselines.
 
     python train.py                                     # configs/default.yaml: batched self-play, 3M steps
-    python train.py --config configs/sb3.yaml           # sb3-contrib MaskablePPO against Python bots
+    python train.py --config sb3                        # a recipe by name: sb3-contrib MaskablePPO against Python bots
+    python train.py --config path/to/my_run.yaml        # a config file
     python train.py --set total_timesteps=2000000 --set rules.n_players=3
     python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
 
@@ -54,7 +55,8 @@ from sam_env.training.curves import plot_learning_curve
 from sam_env.training.evaluate import final_evaluation
 from sam_env.training.trainers import TRAINERS, load_config
 
-DEFAULT_CONFIG = Path(__file__).parent / "configs" / "default.yaml"
+DEFAULT_CONFIG = "default"
+"""The shipped recipe ``configs/default.yaml``, by name: found wherever sam-env is installed."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -29,7 +29,7 @@ from tqdm import tqdm
 def returns_dataset(bot: str, rollouts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Observations, hidden hands and Monte Carlo returns of ``bot``'s decisions whose hands ended."""
     overrides = ["critic=oracle", f"init_from={bot}", "eval_every=0", "progress_bar=false"]
-    trainer = BatchedTrainer(load_config("configs/vs_heuristic.yaml", overrides))
+    trainer = BatchedTrainer(load_config("vs_heuristic", overrides))
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for _ in tqdm(range(rollouts), desc="rollouts"):
         trainer.collector.collect()
@@ -84,7 +84,7 @@ def main() -> None:
     torch.set_num_threads(1)
     started = time.perf_counter()
     obs, hidden, ret = returns_dataset(args.bot, args.rollouts)
-    config = load_config("configs/vs_heuristic.yaml")
+    config = load_config("vs_heuristic")
     print(f"{len(ret):,} decisions of {args.bot} against heuristic x3, return variance {ret.var():.3f}")
     for name, x in (("observation", obs), ("observation + hidden hands", np.concatenate([obs, hidden], axis=1))):
         curve = fit(x, ret, config.vf_layers, config.activation, args.epochs, args.seed)

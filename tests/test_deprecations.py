@@ -82,7 +82,7 @@ def test_python_m_evaluation_is_gone_and_python_m_apps_evaluate_runs_sam_eval() 
 def test_an_old_config_with_backend_warns_on_the_command_line_naming_the_new_key(tmp_path: Path) -> None:
     """train.py shows the warning (Python hides DeprecationWarnings outside ``__main__`` by default)."""
     old = tmp_path / "old.yaml"
-    text = (ROOT / "configs" / "rllib_smoke.yaml").read_text(encoding="utf-8")
+    text = (ROOT / "tests/training/configs/rllib_smoke.yaml").read_text(encoding="utf-8")
     old.write_text(text.replace("trainer: rllib", "backend: rllib") + "num_epochs: 0\n", encoding="utf-8")
     command = [sys.executable, str(ROOT / "train.py"), "--config", str(old)]
     out = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)

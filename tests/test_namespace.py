@@ -26,6 +26,8 @@ else:  # the dev extra brings tomli there
 
 ROOT = Path(__file__).resolve().parents[1]
 MOVED = ("agents", "evaluation", "training", "apps")
+DATA = ("configs",)
+"""Folders installed under sam_env for their files: the recipes (sam_env.configs)."""
 
 
 def run_python(code: str, cwd: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -38,12 +40,12 @@ def run_python(code: str, cwd: Path, pythonpath: Path | None = None) -> subproce
 def test_pyproject_installs_every_package_folder_under_sam_env() -> None:
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
     package_dir = setuptools["package-dir"]
-    assert package_dir == {f"sam_env.{folder}": folder for folder in MOVED}
+    assert package_dir == {f"sam_env.{folder}": folder for folder in (*MOVED, *DATA)}
     expected = {
         ".".join(("sam_env", *p.parent.relative_to(ROOT / "sam_env").parts))
         for p in ROOT.glob("sam_env/**/__init__.py")
     }
-    for folder in MOVED:
+    for folder in (*MOVED, *DATA):
         expected |= {
             ".".join(("sam_env", folder, *p.parent.relative_to(ROOT / folder).parts))
             for p in (ROOT / folder).glob("**/__init__.py")
@@ -69,7 +71,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     skip = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, source / name)
-    for folder in ("sam_env", *MOVED):
+    for folder in ("sam_env", *MOVED, *DATA):
         shutil.copytree(ROOT / folder, source / folder, ignore=skip)
     out = tmp_path_factory.mktemp("wheel")
     done = subprocess.run(
@@ -91,9 +93,43 @@ def test_the_wheel_holds_one_top_level_package_with_its_data(wheel: Path) -> Non
     assert "sam_env/agents/pretrained/ppo.safetensors" in names
     assert "sam_env/apps/web/static/index.html" in names
     assert "sam_env/training/batched/ppo.py" in names
+    assert {"sam_env/configs/default.yaml", "sam_env/apps/configs/exploit.yaml"} <= set(names)
+    assert not any(name.startswith("sam_env/configs/records/") for name in names), "records stay in the repository"
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "sam-eval = sam_env.apps.evaluate:main" in scripts and "sam-exploit = sam_env.apps.exploit:main" in scripts
+
+
+@pytest.mark.dev
+@pytest.mark.train
+def test_a_non_editable_install_finds_its_configs_from_any_folder(wheel: Path, tmp_path: Path) -> None:
+    """Installed from the wheel (not the checkout) and run from a folder outside the repository, a recipe
+    resolves by name and sam-exploit's learner configs load, both from the installed package data."""
+    target = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_python(
+        """
+        from pathlib import Path
+        import sam_env
+        from sam_env.apps import exploit
+        from sam_env.training.recipes import config_path
+        from sam_env.training.trainers import load_config
+        site = Path(sam_env.__file__).parents[1]
+        print(site.name, config_path("vs_heuristic").is_relative_to(site), load_config("vs_heuristic").name)
+        print(exploit.CONFIG.is_relative_to(site), load_config(exploit.CONFIG).name)
+        print(exploit.SCRATCH_CONFIG.is_relative_to(site), load_config(exploit.SCRATCH_CONFIG).name)
+        """,
+        cwd=tmp_path,
+        pythonpath=target,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["site True vs_heuristic", "True exploit", "True exploit_scratch"]
 
 
 def test_a_distribution_that_owns_the_generic_names_works_beside_sam_env(tmp_path: Path) -> None:

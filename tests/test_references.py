@@ -6,6 +6,9 @@
   (ranges such as ``§3–§5`` or ``§3–4`` need every section between). A file that cites a section must
   also name docs/rules.md (a docs page may link ``rules.md`` instead), so that its reader knows which
   page the number belongs to.
+- A config named by its path in the repository (``configs/sb3.yaml``, ``configs/records/ppo_v1.yaml``,
+  ``apps/configs/exploit.yaml``, ``tests/training/configs/smoke.yaml``) must exist: configs move, and a
+  command that names a moved one leads nowhere. CHANGELOG.md keeps the names of its time.
 - The rule and style notes the project was started from are not in the repository, so nothing may cite
   them by their file names.
 
@@ -30,6 +33,8 @@ SKIPPED_DIRS = {"runs", "results", "site", "build", "dist", "__pycache__", "node
 
 PAGE = re.compile(r"\bdocs/(?P<path>[A-Za-z0-9_./-]+?\.(?:md|png|svg|jpg))(?:#(?P<anchor>[A-Za-z0-9_-]+))?")
 SECTION = re.compile(r"§\s*(?P<first>\d+)(?:\s*[–-]\s*§?\s*(?P<last>\d+))?")
+CONFIG = re.compile(r"(?<![\w/.-])(?P<path>(?:apps/|tests/training/)?configs/[A-Za-z0-9_./-]+?\.ya?ml)\b")
+"""A config named by its path from the repository root (not ``sam_env/configs/...`` inside an install)."""
 GONE = re.compile(r"\b(?:RULES|STYLE)\.md\b")
 """The notes outside the repository: a citation of them leads nowhere a user can follow."""
 NUMBERED = re.compile(r"^##\s+(\d+)\.\s", flags=re.M)
@@ -78,6 +83,11 @@ def problems_in(text: str, where: Path, sections: set[int]) -> list[str]:
     names_rules = "docs/rules.md" in text or (where.parent == ROOT / "docs" and "(rules.md" in text)
     if cited and not names_rules and where != RULES:
         found.append("cites a section (§) but never names docs/rules.md, the page its numbers belong to")
+    if where.name != "CHANGELOG.md":
+        for match in CONFIG.finditer(text):
+            if not (ROOT / match["path"]).is_file():
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(f"line {line}: {match['path']} does not exist (the recipes are in configs/)")
     for match in GONE.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
         found.append(f"line {line}: {match[0]} is not in the repository (the rules: docs/rules.md)")
@@ -125,5 +135,10 @@ def test_the_checker_catches_what_leads_nowhere() -> None:
         "cites a section (§) but never names docs/rules.md, the page its numbers belong to"
     ]
     assert problems_in("[the rules](rules.md) §7", ROOT / "docs" / "baselines.md", sections) == []
+    assert problems_in("python train.py --config configs/sb3.yaml; sam_env/configs/no.yaml", code, sections) == []
+    assert problems_in("see tests/training/configs/smoke.yaml and apps/configs/exploit.yaml", code, sections) == []
+    moved = "configs/" + "smoke.yaml"
+    expected = [f"line 1: {moved} does not exist (the recipes are in configs/)"]
+    assert problems_in(f"`{moved}`", code, sections) == expected
     gone = "RULES" + ".md"
     assert problems_in(gone, code, sections) == [f"line 1: {gone} is not in the repository (the rules: docs/rules.md)"]

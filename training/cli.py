@@ -9,11 +9,13 @@ from dataclasses import fields
 from pathlib import Path
 
 from .config import OPPONENT_KINDS, RunConfig
+from .recipes import recipe_names
 from .trainers import TRAINERS
 
 EXAMPLES = """examples:
   python train.py                                   # the default recipe, configs/default.yaml
-  python train.py --config configs/sb3.yaml         # trainer: sb3, sb3-contrib's MaskablePPO
+  python train.py --config sb3                      # a shipped recipe by name: trainer: sb3, sb3-contrib's MaskablePPO
+  python train.py --config path/to/my_run.yaml      # a config file of your own
   python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5
   python train.py --set pi_layers=[128,128] --set learning_rate=1e-4
   python train.py --resume runs/RUN/checkpoints/step_000100000 --set total_timesteps=400000
@@ -39,7 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
-        "--config", type=Path, help="YAML training config (default: configs/default.yaml; not with --resume)"
+        "--config",
+        type=Path,
+        help=f"a shipped recipe by name ({', '.join(recipe_names())}; default: default) or a YAML config file; "
+        "not with --resume",
     )
     parser.add_argument(
         "--set",

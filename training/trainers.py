@@ -21,6 +21,7 @@ from .dmc.config import DMCConfig
 from .dqn.config import DQNConfig
 from .expert.config import ExpertConfig
 from .ray_actors.config import RayConfig
+from .recipes import config_path
 from .rllib.config import RLlibConfig
 from .rollout_advantage.config import RolloutAdvantageConfig
 from .sb3.config import SB3Config
@@ -86,9 +87,13 @@ def config_from_dict(data: Mapping[str, Any], *, saved: bool = False) -> RunConf
     return cls.from_dict({**data, "trainer": name})
 
 
-def load_config(path: Path, overrides: Sequence[str] = (), *, saved: bool = False) -> RunConfig:
-    """Read a YAML config file, apply ``--set`` overrides and build its trainer's config (:func:`config_from_dict`)."""
-    data = load_config_data(path, overrides)
+def load_config(path: str | Path, overrides: Sequence[str] = (), *, saved: bool = False) -> RunConfig:
+    """Read a YAML config file, apply ``--set`` overrides and build its trainer's config (:func:`config_from_dict`).
+
+    ``path``: a file, or the name of a shipped recipe (``"default"``, :mod:`.recipes`); ``saved``: a run's
+    own ``config.yaml`` (``--resume``), always a file.
+    """
+    data = load_config_data(Path(path) if saved else config_path(path), overrides)
     try:
         return config_from_dict(data, saved=saved)
     except ConfigError as err:

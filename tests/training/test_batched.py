@@ -14,6 +14,7 @@ from sam_env.agents.ppo.bot import PPOBot
 from sam_env.agents.ppo.checkpoint import load_policy
 from sam_env.agents.ppo.sb3 import build_policy
 from sam_env.agents.registry import load_bot
+from sam_env.apps import exploit
 from sam_env.apps.exploit import main as exploit_main
 from sam_env.training.batched.network import masked
 from sam_env.training.batched.ppo import advantages, update
@@ -103,7 +104,7 @@ def test_advantages_follow_each_seats_trajectory() -> None:
 
 
 def test_the_network_is_sb3s_maskable_policy_and_the_numpy_bots() -> None:
-    config = load_config(ROOT / "configs" / "batched_smoke.yaml")
+    config = load_config(ROOT / "tests/training/configs/batched_smoke.yaml")
     trainer = BatchedTrainer(config)
     checkpoint = trainer.snapshot()
     policy = build_policy(checkpoint)  # strict load_state_dict: every SB3 tensor name and shape
@@ -128,7 +129,7 @@ def test_a_rollout_stores_only_the_learners_moves_with_a_choice_and_the_update_t
     The update then makes its minibatch steps over exactly what was stored and raises the
     clipped-surrogate objective on it (the exact update is held to SB3's in test_ppo_update.py)."""
     overrides = ["eval_every=0", "learner_share=0", "opponents={heuristic: 1.0}"]
-    trainer = BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", overrides))
+    trainer = BatchedTrainer(load_config(ROOT / "tests/training/configs/batched_smoke.yaml", overrides))
     stats = trainer.collector.collect()
     buf = trainer.collector.buffer
     assert 0 < buf.size < stats.learner_steps
@@ -162,7 +163,7 @@ def test_a_rollout_stores_only_the_learners_moves_with_a_choice_and_the_update_t
 
 def test_the_oracle_critic_starts_as_the_observation_critic_and_learns_from_the_hidden_hands() -> None:
     overrides = ["eval_every=0", "critic=oracle", "learner_share=0", "opponents={heuristic: 1.0}"]
-    trainer = BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", overrides))
+    trainer = BatchedTrainer(load_config(ROOT / "tests/training/configs/batched_smoke.yaml", overrides))
     venv, oracle = trainer.venv, trainer.oracle
     obs, hidden = torch.from_numpy(venv.observe(0)), torch.from_numpy(venv.hidden_hands(0))
     with torch.no_grad():
@@ -177,7 +178,7 @@ def test_the_oracle_critic_starts_as_the_observation_critic_and_learns_from_the_
 
 
 def test_an_oracle_run_saves_its_critic_and_resumes_only_with_it(tmp_path: Path) -> None:
-    config = load_config(ROOT / "configs" / "batched_smoke.yaml", ["eval_every=0", "critic=oracle"])
+    config = load_config(ROOT / "tests/training/configs/batched_smoke.yaml", ["eval_every=0", "critic=oracle"])
     trainer = BatchedTrainer(config)
     trainer.learn(1000)
     save_batched_checkpoint(tmp_path, trainer, "oracle_run")
@@ -191,7 +192,7 @@ def test_an_oracle_run_saves_its_critic_and_resumes_only_with_it(tmp_path: Path)
     for index, moments in saved.items():  # the oracle's moments (the last indices) included, in order
         for name in ("exp_avg", "exp_avg_sq"):
             torch.testing.assert_close(restored[index][name], moments[name])
-    without = BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", ["eval_every=0"]))
+    without = BatchedTrainer(load_config(ROOT / "tests/training/configs/batched_smoke.yaml", ["eval_every=0"]))
     with pytest.raises(ConfigError, match="trained with critic: oracle, but the config says critic: observation"):
         restore_batched(tmp_path, state, without)
     assert load_policy(tmp_path / "policy.json").tensors.keys() == trainer.net.tensors().keys()
@@ -207,7 +208,8 @@ def test_a_bad_critic_is_refused_naming_the_choices() -> None:
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
 @pytest.mark.parametrize("critic", ["observation", "oracle"])
 def test_a_rollout_and_an_update_on_cuda(critic: str) -> None:
-    config = load_config(ROOT / "configs" / "batched_smoke.yaml", ["device=cuda", "eval_every=0", f"critic={critic}"])
+    overrides = ["device=cuda", "eval_every=0", f"critic={critic}"]
+    config = load_config(ROOT / "tests/training/configs/batched_smoke.yaml", overrides)
     trainer = BatchedTrainer(config)
     trainer.learn(500)
     assert trainer.num_timesteps >= 500 and next(trainer.net.parameters()).is_cuda
@@ -217,7 +219,7 @@ def test_a_rollout_and_an_update_on_cuda(critic: str) -> None:
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     runs = tmp_path_factory.mktemp("batched_runs")
-    stdout = run_train(runs, "--config", "configs/batched_smoke.yaml")
+    stdout = run_train(runs, "--config", "tests/training/configs/batched_smoke.yaml")
     [run] = list(runs.iterdir())
     return run, stdout
 
@@ -280,8 +282,8 @@ def test_exploit_trains_a_best_response_and_reports_its_margin(tmp_path: Path, c
     assert exploit_main([*argv, "--from-scratch", *[a for s in small for a in ("--set", s)]]) == 0
     record = json.loads(out.read_text())
     assert record["config"] == "exploit_scratch.yaml" and record["from_scratch"]
-    scratch = load_config(ROOT / "configs" / "exploit_scratch.yaml")
-    assert scratch.learning_rate > load_config(ROOT / "configs" / "exploit.yaml").learning_rate
+    scratch = load_config(exploit.SCRATCH_CONFIG)  # package data of sam_env.apps, not a path in the checkout
+    assert scratch.learning_rate > load_config(exploit.CONFIG).learning_rate
 
 
 def test_exploit_refuses_a_bot_that_is_not_a_network(capsys: pytest.CaptureFixture) -> None:
@@ -294,7 +296,7 @@ def test_exploit_refuses_a_bot_that_is_not_a_network(capsys: pytest.CaptureFixtu
 @pytest.mark.parametrize("field", ["init_from", "fixed_opponents"])
 def test_a_bot_that_is_not_a_network_is_refused_naming_the_field(field: str) -> None:
     value = "heuristic" if field == "init_from" else "[heuristic]"
-    config = load_config(ROOT / "configs" / "batched_smoke.yaml", [f"{field}={value}"])
+    config = load_config(ROOT / "tests/training/configs/batched_smoke.yaml", [f"{field}={value}"])
     with pytest.raises(ConfigError, match=f"^{field}: 'heuristic' is not a network"):
         BatchedTrainer(config)
 

@@ -21,15 +21,17 @@ from sam_env.training.rllib.config import RLlibConfig
 from sam_env.training.rollout_advantage.config import RolloutAdvantageConfig
 from sam_env.training.sb3.config import SB3Config
 from sam_env.training.trainers import TRAINERS, config_from_dict, load_config
+from train_script import ALL_CONFIGS
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+RUN_NAMES = {"configs/records/ppo_v1.yaml": "shipped"}
+"""A record keeps the name its run had (``ppo_v1``'s checkpoints are ``runs/shipped__s1__<time>``)."""
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
-def test_every_config_in_configs_loads_into_its_trainers_class(path: Path) -> None:
+@pytest.mark.parametrize("path", ALL_CONFIGS, ids=[p.relative_to(ROOT).as_posix() for p in ALL_CONFIGS])
+def test_every_config_loads_into_its_trainers_class(path: Path) -> None:
     config = load_config(path)
-    assert config.name == path.stem
+    assert config.name == RUN_NAMES.get(path.relative_to(ROOT).as_posix(), path.stem)
     assert isinstance(config, TRAINERS[yaml.safe_load(path.read_text())["trainer"]].config)
     assert config_from_dict(config.to_dict()) == config
 
@@ -74,11 +76,11 @@ def test_a_field_of_another_trainer_is_refused_naming_that_trainer() -> None:
 
 
 def test_the_backend_key_of_earlier_releases_reads_as_trainer_with_a_warning() -> None:
-    data = yaml.safe_load((ROOT / "configs" / "rllib_smoke.yaml").read_text())
+    data = yaml.safe_load((ROOT / "tests/training/configs/rllib_smoke.yaml").read_text())
     old = {"backend": "rllib", **{k: v for k, v in data.items() if k != "trainer"}}
     with pytest.warns(DeprecationWarning, match=r"'backend: rllib' is deprecated .* use 'trainer: rllib'"):
         config = config_from_dict(old)
-    assert config == load_config(ROOT / "configs" / "rllib_smoke.yaml")
+    assert config == load_config(ROOT / "tests/training/configs/rllib_smoke.yaml")
     with (
         pytest.warns(DeprecationWarning, match="backend"),
         pytest.raises(ConfigError, match="backend: rllib and trainer: sb3 disagree"),
@@ -89,21 +91,21 @@ def test_the_backend_key_of_earlier_releases_reads_as_trainer_with_a_warning() -
 def test_a_saved_config_of_an_earlier_release_resumes_as_the_trainer_it_ran() -> None:
     """Before 0.2.0 one class served both masked-PPO trainers: saved configs hold the other's fields
     (without effect on the run), and the oldest ones no trainer key (they ran sb3)."""
-    sb3 = load_config(ROOT / "configs" / "smoke.yaml")
+    sb3 = load_config(ROOT / "tests/training/configs/smoke.yaml")
     batched_only = {"num_tables": 512, "learner_share": 1.0, "device": "cpu", "critic": "observation"}
     batched_only |= {"fixed_opponents": [], "init_from": None, "eval_opponents": ["heuristic"]}
     old = {k: v for k, v in sb3.to_dict().items() if k != "trainer"} | batched_only
     assert config_from_dict(old, saved=True) == sb3
     with pytest.raises(ConfigError, match="of another trainer"):
         config_from_dict(old)
-    batched = load_config(ROOT / "configs" / "batched_smoke.yaml")
+    batched = load_config(ROOT / "tests/training/configs/batched_smoke.yaml")
     old = batched.to_dict() | {"n_envs": 8, "vec_env": "dummy"}
     assert config_from_dict(old, saved=True) == batched
 
 
 def test_overrides_reach_plain_and_nested_fields() -> None:
     overrides = ["total_timesteps=20000", "opponents.heuristic=0.5", "pi_layers=[64, 64]", "rules.bao1=forced"]
-    config = load_config(ROOT / "configs" / "smoke.yaml", overrides)
+    config = load_config(ROOT / "tests/training/configs/smoke.yaml", overrides)
     assert config.total_timesteps == 20000
     assert config.opponents.heuristic == 0.5
     assert config.pi_layers == (64, 64)
@@ -161,7 +163,7 @@ def test_a_huge_stake_set_on_the_command_line_is_refused_naming_the_range() -> N
     with pytest.raises(
         ConfigError, match=r"rules: RuleConfig.card_value = 1000+ is not allowed; expected an int from 0"
     ):
-        load_config(ROOT / "configs" / "smoke.yaml", ["rules.card_value=1" + "0" * 309])
+        load_config(ROOT / "tests/training/configs/smoke.yaml", ["rules.card_value=1" + "0" * 309])
 
 
 @pytest.mark.parametrize(
@@ -170,7 +172,7 @@ def test_a_huge_stake_set_on_the_command_line_is_refused_naming_the_range() -> N
 )
 def test_malformed_overrides(override: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        load_config(ROOT / "configs" / "smoke.yaml", [override])
+        load_config(ROOT / "tests/training/configs/smoke.yaml", [override])
 
 
 def test_command_line_reports_config_errors_without_a_traceback(tmp_path: Path) -> None:
@@ -188,7 +190,7 @@ def test_resume_from_a_folder_without_trainer_state_writes_nothing(tmp_path: Pat
     """It used to crash with FileNotFoundError after writing config.yaml two folders up."""
     folder = tmp_path / "a" / "b" / "not_a_checkpoint"
     folder.mkdir(parents=True)
-    (folder / "config.yaml").write_text((ROOT / "configs" / "smoke.yaml").read_text(encoding="utf-8"))
+    (folder / "config.yaml").write_text((ROOT / "tests/training/configs/smoke.yaml").read_text(encoding="utf-8"))
     command = [sys.executable, str(ROOT / "train.py"), "--resume", str(folder)]
     out = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 2
@@ -205,7 +207,7 @@ def test_a_run_folder_is_found_from_a_step_checkpoint_or_the_final_one(tmp_path:
 def test_resuming_an_rllib_run_is_refused_saying_so(tmp_path: Path) -> None:
     folder = tmp_path / "run" / "final"
     folder.mkdir(parents=True)
-    (folder / "config.yaml").write_text((ROOT / "configs" / "rllib_smoke.yaml").read_text(encoding="utf-8"))
+    (folder / "config.yaml").write_text((ROOT / "tests/training/configs/rllib_smoke.yaml").read_text(encoding="utf-8"))
     command = [sys.executable, str(ROOT / "train.py"), "--resume", str(folder)]
     out = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 2
@@ -214,7 +216,7 @@ def test_resuming_an_rllib_run_is_refused_saying_so(tmp_path: Path) -> None:
 
 
 def test_address_is_refused_for_a_trainer_without_ray() -> None:
-    command = [sys.executable, "train.py", "--config", "configs/smoke.yaml", "--address", "auto"]
+    command = [sys.executable, "train.py", "--config", "tests/training/configs/smoke.yaml", "--address", "auto"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2
     assert "--address is for configs with trainer: ray or rllib (a Ray cluster)" in out.stderr

@@ -22,7 +22,7 @@ from train_script import run_train
 import sam_env
 from sam_env import RuleConfig
 
-SMOKE = ("--config", "configs/dmc_smoke.yaml")
+SMOKE = ("--config", "tests/training/configs/dmc_smoke.yaml")
 
 
 def _money(**seats: float) -> np.ndarray:
@@ -126,7 +126,7 @@ def test_bad_configs_and_resume_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="epsilon"):
         DMCConfig(epsilon=1.5)
     with pytest.raises(ConfigError, match="another trainer"):
-        load_config(Path("configs/dmc_smoke.yaml"), ["learner_share=0.5"])
+        load_config(Path("tests/training/configs/dmc_smoke.yaml"), ["learner_share=0.5"])
     from sam_env.training.dmc import train
 
     with pytest.raises(ConfigError, match="cannot be resumed"):

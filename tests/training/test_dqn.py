@@ -24,7 +24,7 @@ from train_script import run_train
 import sam_env
 from sam_env import RuleConfig, VectorEnv
 
-SMOKE = ("--config", "configs/dqn_smoke.yaml")
+SMOKE = ("--config", "tests/training/configs/dqn_smoke.yaml")
 
 
 @pytest.fixture(scope="module")

@@ -26,12 +26,12 @@ from train_script import run_train
 
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
-SMOKE = ("--config", "configs/expert_smoke.yaml")
+SMOKE = ("--config", "tests/training/configs/expert_smoke.yaml")
 
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """One run of configs/expert_smoke.yaml (two iterations): its folder and what it printed."""
+    """One run of tests/training/configs/expert_smoke.yaml (two iterations): its folder and what it printed."""
     runs = tmp_path_factory.mktemp("runs")
     stdout = run_train(runs, *SMOKE)
     [run] = list(runs.iterdir())
@@ -111,7 +111,7 @@ def test_resume_from_a_damaged_checkpoint_fails_with_a_message(smoke: tuple[Path
     ],
 )
 def test_a_bad_config_is_refused_naming_the_field(override: dict[str, object], message: str) -> None:
-    data = {**load_config(ROOT / "configs" / "expert_smoke.yaml").to_dict(), **override}
+    data = {**load_config(ROOT / "tests/training/configs/expert_smoke.yaml").to_dict(), **override}
     with pytest.raises(ConfigError, match=message):
         config_from_dict(data)
 
@@ -132,7 +132,7 @@ def test_no_panel_bot_is_a_teacher_or_a_start(name: str) -> None:
     ],
 )
 def test_a_start_that_is_not_a_fitting_network_is_refused(init_from: str, message: str) -> None:
-    config = load_config(ROOT / "configs" / "expert_smoke.yaml", [f"init_from={init_from}"])
+    config = load_config(ROOT / "tests/training/configs/expert_smoke.yaml", [f"init_from={init_from}"])
     with pytest.raises(ConfigError, match=message):
         ExpertTrainer(config)
 

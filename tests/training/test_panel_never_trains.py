@@ -1,4 +1,4 @@
-"""No training run may seat a held-out panel bot (agents/panel): not the configs in configs/, not the
+"""No training run may seat a held-out panel bot (agents/panel): not the configs of the repository, not the
 config classes' defaults, and not a user's config — validation refuses it by name.
 
 Evaluation fields may name panel bots: evaluating during or after a run trains nothing.
@@ -16,9 +16,9 @@ from sam_env.training.batched.config import BatchedConfig
 from sam_env.training.config import ConfigError, OpponentMix, apply_overrides
 from sam_env.training.rllib.config import RLlibConfig
 from sam_env.training.trainers import TRAINERS, config_from_dict
+from train_script import ALL_CONFIGS
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 EVAL_ONLY = {"eval_opponents", "final_eval_opponents"}
 """Top-level fields whose bots are only evaluated against, never trained against."""
 
@@ -48,7 +48,7 @@ def test_the_walk_finds_panel_names_wherever_they_are_seated() -> None:
     assert list(_panel_names_outside_eval(data)) == ["opponents.panel_shedder", "league.bot = 'panel_noisy'"]
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=[p.stem for p in CONFIGS])
+@pytest.mark.parametrize("path", ALL_CONFIGS, ids=[p.relative_to(ROOT).as_posix() for p in ALL_CONFIGS])
 def test_no_config_in_configs_seats_a_panel_bot(path: Path) -> None:
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert list(_panel_names_outside_eval(data)) == []

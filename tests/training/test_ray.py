@@ -32,7 +32,7 @@ from sam_env.training.trainers import config_from_dict, load_config
 
 from sam_env import RuleConfig
 
-SMOKE = ROOT / "configs" / "ray_smoke.yaml"
+SMOKE = ROOT / "tests/training/configs/ray_smoke.yaml"
 
 
 def without_ray_address() -> dict[str, str]:
@@ -49,7 +49,7 @@ def train(run_dir: Path, *args: str, timeout: float = 300) -> str:
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """configs/ray_smoke.yaml: one env runner actor on a local Ray; its folder and what it printed."""
+    """tests/training/configs/ray_smoke.yaml: one env runner actor on a local Ray; its folder and what it printed."""
     runs = tmp_path_factory.mktemp("ray_runs")
     stdout = train(runs, "--config", str(SMOKE))
     [run] = list(runs.iterdir())

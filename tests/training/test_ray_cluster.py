@@ -116,7 +116,7 @@ def cluster() -> Iterator[str]:
 
 
 def test_a_ray_run_on_a_two_node_cluster_puts_an_env_runner_on_each_node(cluster: str, tmp_path: Path) -> None:
-    command = [sys.executable, "train.py", "--config", "configs/ray_smoke.yaml", "--address", cluster]
+    command = [sys.executable, "train.py", "--config", "tests/training/configs/ray_smoke.yaml", "--address", cluster]
     command += ["--set", "num_env_runners=2", "--set", f"run_dir={tmp_path}"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600, env=ENV)
     assert out.returncode == 0, out.stderr[-4000:]

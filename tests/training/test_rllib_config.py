@@ -11,8 +11,9 @@ import yaml
 from policy_files import ROOT
 from sam_env.training.config import ConfigError
 from sam_env.training.rllib.config import RLlibConfig
+from train_script import ALL_CONFIGS
 
-RLLIB_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "trainer: rllib" in p.read_text())
+RLLIB_CONFIGS = [p for p in ALL_CONFIGS if "trainer: rllib" in p.read_text()]
 
 
 def test_there_are_a_smoke_and_a_real_config() -> None:

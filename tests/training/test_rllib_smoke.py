@@ -19,12 +19,14 @@ from sam_env.evaluation.tournament import play_out
 import sam_env
 from sam_env.core import SeatView
 
+SMOKE = "tests/training/configs/rllib_smoke.yaml"  # run from the repository root
+
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """configs/rllib_smoke.yaml with one env runner (a Ray actor, as on a cluster): its folder and output."""
+    """The rllib_smoke fixture with one env runner (a Ray actor, as on a cluster): its folder and output."""
     runs = tmp_path_factory.mktemp("rllib_runs")
-    command = [sys.executable, "train.py", "--config", "configs/rllib_smoke.yaml", "--set", f"run_dir={runs}"]
+    command = [sys.executable, "train.py", "--config", SMOKE, "--set", f"run_dir={runs}"]
     command += ["--set", "num_env_runners=1", "--set", "num_cpus=2"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300, env=_without_ray_address())
     assert out.returncode == 0, out.stderr[-4000:]
@@ -79,16 +81,16 @@ def test_the_exported_policy_loads_and_plays_50_hands_without_an_illegal_move(ru
 
 
 def test_a_bad_field_is_refused_before_ray_starts() -> None:
-    command = [sys.executable, "train.py", "--config", "configs/rllib_smoke.yaml", "--set", "num_env_runners=-1"]
+    command = [sys.executable, "train.py", "--config", SMOKE, "--set", "num_env_runners=-1"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2
-    message = "error: configs/rllib_smoke.yaml: config field num_env_runners = -1 is not allowed; expected an int >= 0"
+    message = f"error: {SMOKE}: config field num_env_runners = -1 is not allowed; expected an int >= 0"
     assert message in out.stderr
     assert "Traceback" not in out.stderr and "Started a local Ray" not in out.stderr
 
 
 def test_more_env_runners_than_local_cpus_is_refused_instead_of_waiting_forever() -> None:
-    command = [sys.executable, "train.py", "--config", "configs/rllib_smoke.yaml", "--set", "num_env_runners=3"]
+    command = [sys.executable, "train.py", "--config", SMOKE, "--set", "num_env_runners=3"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120, env=_without_ray_address())
     assert out.returncode == 2
     assert "error: 3 env runners need 3 CPUs of the local Ray, but num_cpus = 1" in out.stderr

@@ -32,7 +32,7 @@ from sam_env.core.cards import mask_of
 from sam_env.core.combos import combo_index
 from sam_env.vector.playouts import Playouts
 
-SMOKE = ("--config", "configs/rollout_smoke.yaml")
+SMOKE = ("--config", "tests/training/configs/rollout_smoke.yaml")
 # tests/scenarios/chops.yaml, chop_single_two_with_quad: seat 0 leads its 2S, seat 1 chops it with quad 5
 # (seat 0 pays 4X at once), everyone passes, seat 1 goes out with 8-K: net [-13, +33, -10, -10].
 CHOP_DEAL = [
@@ -162,7 +162,7 @@ def test_bad_configs_are_refused_naming_the_field() -> None:
     with pytest.raises(ConfigError, match="panel"):
         RolloutAdvantageConfig(fixed_opponents=("panel_chopper",))
     with pytest.raises(ConfigError, match="another trainer"):
-        load_config(Path("configs/rollout_smoke.yaml"), ["clip_range=0.2"])
+        load_config(Path("tests/training/configs/rollout_smoke.yaml"), ["clip_range=0.2"])
 
 
 @pytest.fixture(scope="module")

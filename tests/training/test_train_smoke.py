@@ -17,12 +17,14 @@ from train_script import run_train
 
 from sam_env import ENCODING_VERSION
 
+SMOKE = "tests/training/configs/smoke.yaml"  # run from the repository root
+
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """One run of configs/smoke.yaml (256 steps): its folder and what it printed."""
+    """One run of tests/training/configs/smoke.yaml (256 steps): its folder and what it printed."""
     runs = tmp_path_factory.mktemp("runs")
-    stdout = run_train(runs, "--config", "configs/smoke.yaml")
+    stdout = run_train(runs, "--config", SMOKE)
     [run] = list(runs.iterdir())
     return run, stdout
 
@@ -67,7 +69,7 @@ def test_resume_continues_the_step_count_and_the_schedules(smoke: tuple[Path, st
 
 def test_the_same_seed_trains_the_same_weights(smoke: tuple[Path, str], tmp_path: Path) -> None:
     run, _ = smoke
-    run_train(tmp_path, "--config", "configs/smoke.yaml", "--set", "total_timesteps=128", "--set", "final_eval_deals=0")
+    run_train(tmp_path, "--config", SMOKE, "--set", "total_timesteps=128", "--set", "final_eval_deals=0")
     [again] = list(tmp_path.iterdir())
     first = json.loads((run / "checkpoints" / "step_000000128" / "policy.json").read_text())
     second = json.loads((again / "final" / "policy.json").read_text())
@@ -117,7 +119,7 @@ def test_resume_with_nothing_left_to_train_is_refused_before_writing(
 
 def test_the_progress_bar_ends_at_its_total(tmp_path: Path) -> None:
     # 200 steps in rollouts of 2 x 32: SB3 runs to 256, and the bar's total says so
-    args = ["--config", "configs/smoke.yaml", "--set", "total_timesteps=200", "--set", "final_eval_deals=0"]
+    args = ["--config", SMOKE, "--set", "total_timesteps=200", "--set", "final_eval_deals=0"]
     command = [
         sys.executable,
         str(ROOT / "train.py"),
@@ -139,7 +141,7 @@ def test_eval_every_zero_never_evaluates(tmp_path: Path) -> None:
     stdout = run_train(
         tmp_path,
         "--config",
-        "configs/smoke.yaml",
+        SMOKE,
         "--set",
         "total_timesteps=64",
         "--set",

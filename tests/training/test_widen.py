@@ -45,7 +45,7 @@ def test_init_from_a_narrower_network_widens_it_and_trains_the_new_units(tmp_pat
     narrow = write_checkpoint(tmp_path)
     size = TINY_ARCH.pi[0] + 16
     overrides = [f"init_from={narrow}", f"pi_layers=[{size}]", f"vf_layers=[{size}]", "eval_every=0"]
-    trainer = BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", overrides))
+    trainer = BatchedTrainer(load_config(ROOT / "tests/training/configs/batched_smoke.yaml", overrides))
     obs = trainer.venv.observe(0)
     np.testing.assert_allclose(
         PPOBot(trainer.snapshot()).logits(obs[0]), PPOBot(load_policy(narrow)).logits(obs[0]), rtol=1e-5, atol=1e-6
@@ -69,7 +69,7 @@ def test_what_is_not_a_widening_is_refused(tmp_path: Path, pi: tuple, vf: tuple,
     overrides = [f"init_from={tmp_path / 'policy.json'}", f"pi_layers={list(pi)}", f"vf_layers={list(vf)}"]
     overrides.append(f"activation={activation}")
     with pytest.raises(ConfigError, match=r"^init_from: .* has layers .*no layer wider than the config's\)$"):
-        BatchedTrainer(load_config(ROOT / "configs" / "batched_smoke.yaml", overrides))
+        BatchedTrainer(load_config(ROOT / "tests/training/configs/batched_smoke.yaml", overrides))
 
 
 def test_a_two_layer_network_widens_exactly(tmp_path: Path) -> None:

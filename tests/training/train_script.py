@@ -1,4 +1,4 @@
-"""Runs ``train.py`` in a subprocess, as a user would, for the end-to-end training tests."""
+"""Runs ``train.py`` in a subprocess, as a user would, for the end-to-end training tests; where configs are."""
 
 from __future__ import annotations
 
@@ -7,6 +7,17 @@ import sys
 from pathlib import Path
 
 from policy_files import ROOT
+
+FIXTURES = Path(__file__).resolve().parent / "configs"
+"""The tests' own configs: a few hundred steps through every part of a trainer (``*_smoke.yaml``)."""
+ALL_CONFIGS = [
+    *sorted(ROOT.glob("configs/*.yaml")),
+    *sorted(ROOT.glob("configs/records/*.yaml")),
+    *sorted(ROOT.glob("apps/configs/*.yaml")),
+    *sorted(FIXTURES.glob("*.yaml")),
+]
+"""Every training config of the repository: the recipes, the records of past runs, sam-exploit's learner
+configs and the tests' fixtures."""
 
 
 def run_train(run_dir: Path, *args: str, timeout: float = 180) -> str:
