@@ -51,7 +51,7 @@ from sam_env.agents.registry import load_network
 from sam_env.training.checkpoints import check_resume, read_trainer_state, run_dir_of
 from sam_env.training.cli import parse_args
 from sam_env.training.config import ConfigError
-from sam_env.training.curves import plot_learning_curve
+from sam_env.training.curves import FinalEvaluation, plot_learning_curve
 from sam_env.training.evaluate import final_evaluation
 from sam_env.training.trainers import TRAINERS, load_config
 
@@ -103,20 +103,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
 
-    # 6. The learning curve, from the run's TensorBoard events (an rllib run logs progress.jsonl instead).
+    # 6. Evaluate the final policy in duplicate against every baseline.
     print(f"trained {result.steps:,} steps in {result.seconds / 60:.1f} min; final policy: {result.policy}")
-    curve = run_dir / "learning_curve.png"
-    if not plot_learning_curve(run_dir, curve, f"{run_name}: {result.steps:,} steps"):
-        curve = None
-
-    # 7. Evaluate the final policy in duplicate against every baseline.
+    final = None
     if config.final_eval_deals and config.final_eval_opponents:
         report = {"run": run_name, "steps": int(result.steps), "train_seconds": round(result.seconds, 1)}
         opponents, deals = config.final_eval_opponents, config.final_eval_deals
-        final_evaluation(
+        summaries = final_evaluation(
             load_network(result.policy), config.policy_label, opponents, deals, config.eval_seed, run_dir, report
         )
-    if curve is not None:
+        by_opponent = dict(zip(opponents, summaries, strict=True))
+        final = FinalEvaluation(int(result.steps), by_opponent["heuristic"]) if "heuristic" in by_opponent else None
+
+    # 7. The learning curve, from the run's TensorBoard events (an rllib run logs progress.jsonl instead),
+    #    ending at the final evaluation.
+    curve = run_dir / "learning_curve.png"
+    if plot_learning_curve(run_dir, curve, f"{run_name}: {result.steps:,} steps", final):
         print(f"\nlearning curve: {curve}")
     return 0
 

@@ -2,19 +2,47 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from sam_env.evaluation.stats import Summary
 
 
-def plot_learning_curve(run_dir: Path, out: Path, title: str) -> bool:
+@dataclass(frozen=True)
+class FinalEvaluation:
+    """The run's final evaluation against the heuristic (``train.py`` step 7): drawn as the curve's last point.
+
+    It comes after the last learner step, on more deals than the run's own evaluations, so it is the
+    figure's most precise point; without it the curve would stop short of the policy the run shipped.
+    """
+
+    step: int
+    summary: Summary
+
+
+def plot_learning_curve(run_dir: Path, out: Path, title: str, final: FinalEvaluation | None = None) -> bool:
     """Evaluation against the heuristic (with its CI), training money per hand, entropy and value loss.
 
-    Returns whether it drew the figure: a run without TensorBoard events (``trainer: rllib``) has none.
+    ``final``: the final evaluation against the heuristic, the evaluation panel's last point. Returns
+    whether it drew the figure: a run without TensorBoard events (``trainer: rllib``) has none.
     """
     import matplotlib  # imported here: only the end of a run needs a plotting backend
 
     matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = learning_curve_figure(run_dir, title, final)
+    if fig is None:
+        return False
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def learning_curve_figure(run_dir: Path, title: str, final: FinalEvaluation | None = None) -> Any | None:
+    """The figure :func:`plot_learning_curve` saves (a matplotlib ``Figure``), or None without events."""
     import matplotlib.pyplot as plt
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
@@ -22,7 +50,7 @@ def plot_learning_curve(run_dir: Path, out: Path, title: str) -> bool:
     events.Reload()
     tags = set(events.Tags()["scalars"])
     if not tags:
-        return False
+        return None
 
     def series(tag: str) -> tuple[np.ndarray, np.ndarray]:
         if tag not in tags:
@@ -39,6 +67,20 @@ def plot_learning_curve(run_dir: Path, out: Path, title: str) -> bool:
     if steps.size:
         ax.plot(steps, mean, marker="o", color="tab:blue")
         ax.fill_between(steps, low, high, alpha=0.25, color="tab:blue", label="95% CI over deals")
+    if final is not None:
+        s = final.summary
+        ax.errorbar(
+            [final.step],
+            [s.x_per_hand],
+            yerr=[[s.x_per_hand - s.ci_low], [s.ci_high - s.x_per_hand]],
+            marker="D",
+            color="tab:red",
+            capsize=4,
+            label=f"final evaluation, {s.deals:,} deals",
+        )
+        steps, mean = np.append(steps, final.step), np.append(mean, s.x_per_hand)
+        low, high = np.append(low, s.ci_low), np.append(high, s.ci_high)
+    if steps.size:
         ax.legend(loc="lower right")
     if steps.size > 2:
         # The untrained policy declares Sâm every hand (about -60 X): keep it from flattening the rest.
@@ -68,9 +110,7 @@ def plot_learning_curve(run_dir: Path, out: Path, title: str) -> bool:
         ax.set_xlabel("learner steps")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return True
+    return fig
 
 
 def evaluation_series(run_dir: Path) -> dict[str, dict[str, np.ndarray]]:

@@ -39,10 +39,11 @@ def final_evaluation(
     seed: int,
     run_dir: Path,
     report: dict[str, object],
-) -> None:
+) -> list[Summary]:
     """Evaluate the final policy against each opponent; print the table, write ``evaluation.{md,json}``.
 
     ``report`` (run name, steps, training time) is written into ``evaluation.json`` beside the matches.
+    Returns the matches' summaries, one per opponent (the learning curve draws the heuristic's).
     """
     started = time.perf_counter()
     summaries = evaluate(checkpoint, label, opponents, deals, seed)
@@ -52,6 +53,7 @@ def final_evaluation(
     (run_dir / "evaluation.md").write_text(f"{title}\n\n{markdown_table(summaries, [])}", encoding="utf-8")
     report = {**report, "eval_seed": seed, "matches": [s.to_dict() for s in summaries]}
     (run_dir / "evaluation.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return summaries
 
 
 def record_evaluation(

@@ -7,12 +7,17 @@ compiled engine would silently stop being the reference's twin. So the cache is 
 digest of every source file the kernels depend on, and dropped when the digest changes (before
 any kernel loads from it). Other packages' kernels (the compiled heuristic bot) use the same
 check with their own list of sources.
+
+Compiling every kernel takes the better part of a minute, once per installation and source change;
+:func:`announce_cold_cache` says so on stderr before it happens, so a first run does not seem to hang.
 """
 
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
+from typing import TextIO
 
 from numba.core.dispatcher import Dispatcher
 
@@ -25,6 +30,8 @@ SOURCES = (
 """The kernel modules, and the modules their constant tables are derived from."""
 KERNEL_MODULES = {path.stem for path in SOURCES[:5]}
 STAMP = "sam_env_vector_sources.sha256"
+ANNOUNCED: set[tuple[Path, str]] = set()
+"""The cache folders and kernel families already announced in this process (the notice is given once)."""
 
 
 def sources_digest(sources: tuple[Path, ...] = SOURCES) -> str:
@@ -60,3 +67,26 @@ def drop_stale_cache(
     except OSError:
         pass  # a read-only install: numba then caches elsewhere or not at all, and compiles afresh
     return bool(stale)
+
+
+def announce_cold_cache(
+    kernel: Dispatcher, what: str, modules: frozenset[str] | set[str] = KERNEL_MODULES, file: TextIO | None = None
+) -> bool:
+    """Print a one-line notice (on stderr) that ``what`` compiles now, when none of ``modules``' kernels is
+    cached; once per process and cache folder. True if it printed.
+
+    Call it before the first kernel runs, after :func:`drop_stale_cache` (a dropped cache is a cold one).
+    ``kernel`` is any ``cache=True`` kernel of ``modules``, as there.
+    """
+    cache_dir = Path(kernel._cache._cache_path)
+    if (cache_dir, what) in ANNOUNCED:
+        return False
+    ANNOUNCED.add((cache_dir, what))
+    if any(path.name.split(".")[0] in modules for path in cache_dir.glob("*.nbi")):
+        return False
+    print(
+        f"{what}: compiling with numba on first use (about a minute on 2 cores; cached on disk for later runs)",
+        file=file or sys.stderr,
+        flush=True,
+    )
+    return True

@@ -27,7 +27,7 @@ from ..core.ledger import Transfer
 from ..core.rules import RuleConfig
 from ..encoding import ENCODING_VERSION, check_encoding_version
 from . import batch as kernels
-from .cache import drop_stale_cache
+from .cache import announce_cold_cache, drop_stale_cache
 from .encode import UNARY_BITS
 from .results import FinishedHand, finished_hands, transfers
 from .tables import (
@@ -108,6 +108,7 @@ class VectorEnv:
             raise TypeError(f"parallel must be True or False, got {parallel!r}")
         self.parallel = parallel
         self._seed = _checked_seed(seed)
+        announce_cold_cache(kernels.step_serial, "sam_env.VectorEnv")
         self._rp = rule_params(rules)
         self._answers = answers_of(rules)
         self.encoding_version = check_encoding_version(encoding_version)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from sam_env.vector.cache import STAMP, drop_stale_cache, sources_digest
+from sam_env.vector.cache import STAMP, announce_cold_cache, drop_stale_cache, sources_digest
 
 
 def fake_kernel(cache_dir: Path) -> SimpleNamespace:
@@ -41,3 +45,29 @@ def test_another_packages_kernels_are_checked_against_their_own_sources(tmp_path
     assert not drop_stale_cache(fake_kernel(tmp_path), **check)
     source.write_text("THRESHOLD = 2")
     assert drop_stale_cache(fake_kernel(tmp_path), **check) and not cached.exists()
+
+
+def test_a_cold_cache_is_announced_once_before_compiling(tmp_path: Path) -> None:
+    out = io.StringIO()
+    kernel = fake_kernel(tmp_path / "cold")
+    assert announce_cold_cache(kernel, "sam_env.VectorEnv", file=out)
+    assert not announce_cold_cache(kernel, "sam_env.VectorEnv", file=out)  # once per process
+    [line] = out.getvalue().splitlines()
+    assert line.startswith("sam_env.VectorEnv: compiling with numba on first use")
+
+
+def test_a_warm_cache_says_nothing(tmp_path: Path) -> None:
+    (tmp_path / "batch.step_serial-73.py311.nbi").write_bytes(b"compiled")
+    out = io.StringIO()
+    assert not announce_cold_cache(fake_kernel(tmp_path), "sam_env.VectorEnv", file=out)
+    assert out.getvalue() == ""
+
+
+def test_the_first_vector_env_of_a_fresh_install_says_it_compiles(tmp_path: Path) -> None:
+    """A fresh numba cache (NUMBA_CACHE_DIR, as after installing): one line on stderr, before any kernel runs."""
+    code = "import sam_env; sam_env.VectorEnv(1); sam_env.VectorEnv(2, parallel=True); print('built')"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout == "built\n", done.stderr
+    notices = [line for line in done.stderr.splitlines() if "compiling with numba" in line]
+    assert len(notices) == 1 and notices[0].startswith("sam_env.VectorEnv: "), done.stderr

@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
+from .. import progress
 from ..config import ConfigError
 from ..evaluate import evaluate, record_evaluation
 from ..schedule import StepSchedule
@@ -178,7 +179,7 @@ class BatchedTrainer:
         schedule = StepSchedule(c, self.num_timesteps)
         started, start_step = time.perf_counter(), self.num_timesteps
         show = c.progress_bar if progress_bar is None else progress_bar
-        bar = tqdm(total=total_timesteps, initial=self.num_timesteps, unit="step", disable=not show, dynamic_ncols=True)
+        bar = progress.bar(total_timesteps, self.num_timesteps, "step", show)
         self.wall_start = started - self.history[-1]["wall_seconds"] if self.history else started
         if not self.speed.marks:
             self.speed.mark(self.num_timesteps)
@@ -213,7 +214,7 @@ class BatchedTrainer:
             self.seconds["update"] += time.perf_counter() - clock
             self.n_updates += 1
             self.num_timesteps += stats.learner_steps
-            bar.update(stats.learner_steps)
+            progress.advance(bar, self.num_timesteps)
             self.speed.mark(self.num_timesteps)
             self._log(train_logs, stats, start_step, started, bar)
         bar.close()
@@ -234,9 +235,9 @@ class BatchedTrainer:
 
     def _log(self, train_logs: dict[str, float], stats: object, start_step: int, started: float, bar: tqdm) -> None:
         elapsed = time.perf_counter() - started
-        speed = (self.num_timesteps - start_step) / max(elapsed, 1e-9)
+        speed = (self.num_timesteps - start_step) / max(elapsed, 1e-9)  # for TensorBoard: the bar shows its own
         money = float(np.mean([m[0] for m in stats.metrics])) if stats.metrics else float("nan")
-        bar.set_postfix_str(f"{speed:,.0f} steps/s | X/hand {money:+.2f} | eval {self.last_eval or '-'}", refresh=False)
+        bar.set_postfix_str(f"X/hand {money:+.2f} | eval {self.last_eval or '-'}", refresh=False)
         if self.logger is None:
             return
         for key, value in train_logs.items():

@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from sam_env import N_ACTIONS
 
+from .. import progress
 from ..evaluate import evaluate, record_evaluation
 from ..widen import fitted_to
 from .config import ExpertConfig
@@ -98,13 +99,7 @@ class ExpertTrainer:
     def learn(self, on_checkpoint: Callable[[int], object] | None = None, label: str = "expert") -> None:
         """Run iterations until ``total_timesteps``; ``on_checkpoint(step)`` writes a checkpoint when due."""
         c = self.config
-        bar = tqdm(
-            total=c.total_timesteps,
-            initial=self.num_timesteps,
-            unit="step",
-            disable=not c.progress_bar,
-            dynamic_ncols=True,
-        )
+        bar = progress.bar(c.total_timesteps, self.num_timesteps, "step", c.progress_bar)
         self.started = time.perf_counter()
         self.start = (self.num_timesteps, self.searched, self.iteration)
         self.start_seconds = dict(self.seconds)
@@ -135,7 +130,7 @@ class ExpertTrainer:
                 self.searched += games.searched
                 if self.warm is None:
                     self.warm = (self.num_timesteps, self.searched, time.perf_counter())
-                bar.update(games.learner_steps)
+                progress.advance(bar, self.num_timesteps)
                 self._log(games, train_logs, bar)
                 if c.eval_every and self.iteration % c.eval_every == 0:
                     self.run_eval(label, bar)
