@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import sys
 import traceback
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +24,7 @@ from sam_env.agents.bot_objects import PolicyBot, check_action
 from sam_env.agents.registry import load_bot
 
 import sam_env
-from sam_env.bot import Bot
+from sam_env.bot import Bot, table_encoding_version
 from sam_env.core import HandResult, RuleConfig
 
 from .deals import make_deal
@@ -35,7 +33,7 @@ from .lockstep import LockstepTable, TableError, play_in_lockstep
 from .matches import Match, hand_seed, play_out
 from .replay import record_hand
 from .stats import METRICS, hand_metrics
-from .workers import Position
+from .workers import Position, one_torch_thread
 
 LOCKSTEP_TABLES = 64
 """About how many hands a group plays at once when a slot is a batched policy: the batch a policy sees."""
@@ -84,7 +82,7 @@ def run_task(
     play = _Play(task, match, rules, watch, progress or (lambda hands: None))
     watch.at(task.match_index, task.start, -1)
     agents = [play.build(slot) for slot in range(len(match.slots))]
-    with _one_torch_thread():
+    with one_torch_thread():
         if any(isinstance(a, PolicyBot) for a in agents):
             play.in_lockstep(agents)
         else:
@@ -128,7 +126,7 @@ class _Play:
 
     def one_at_a_time(self, agents: list[Bot]) -> None:
         n = self.rules.n_players
-        env = sam_env.env(rules=self.rules)
+        env = sam_env.env(rules=self.rules, encoding_version=table_encoding_version(agents))
         env.reset(seed=self.task.seed)
         raw = env.unwrapped
         names = self.match.names
@@ -161,7 +159,7 @@ class _Play:
         task, n_seatings = self.task, len(self.seatings)
         per_group = lockstep_deals(n_seatings)
         width = min(per_group, task.stop - task.start) * n_seatings
-        envs = _environments(self.rules, width)
+        envs = _environments(self.rules, width, table_encoding_version(agents))
         # A batched policy is one bot for every table; a per-decision bot gets one per table.
         bots = [
             [a] * width if isinstance(a, PolicyBot) else [a, *(self._another(slot, a) for _ in range(width - 1))]
@@ -246,15 +244,16 @@ class _Play:
         )
 
 
-_ENVIRONMENTS: dict[str, list] = {}
+_ENVIRONMENTS: dict[tuple[str, int], list] = {}
 """Environments of lockstep groups, kept per process and rules: every hand resets its table to an
 explicit deal and leader, which draws nothing from an environment's generator, so reuse changes nothing."""
 
 
-def _environments(rules: RuleConfig, width: int) -> list:
-    envs = _ENVIRONMENTS.setdefault(repr(rules), [])
+def _environments(rules: RuleConfig, width: int, encoding_version: int) -> list:
+    """``width`` environments of these rules, encoding the observations that the latest seated network reads."""
+    envs = _ENVIRONMENTS.setdefault((repr(rules), encoding_version), [])
     while len(envs) < width:
-        envs.append(sam_env.env(rules=rules))
+        envs.append(sam_env.env(rules=rules, encoding_version=encoding_version))
     return envs[:width]
 
 
@@ -267,19 +266,3 @@ def _paid_to_next_seat(result: HandResult, n_players: int) -> list[int]:
         if t.payer == (t.payee + 1) % n_players:
             paid[t.payee] -= t.amount
     return paid
-
-
-@contextmanager
-def _one_torch_thread() -> Iterator[None]:
-    """Hold torch to one thread while bots play, if a bot imported it (never importing it here): a
-    worker then uses one core, and a task played in this process computes exactly as in a worker."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)

@@ -49,7 +49,7 @@ from .failures import EvaluationError, HandError, HandFailure
 from .matches import Match, balanced_orders, hand_seed, play_hand, play_out
 from .stats import METRICS, Summary, summarize
 from .tasks import Task, lockstep_deals, run_task
-from .workers import Done, Failed, Progress, WorkerPool, WorkerSetup
+from .workers import Done, Failed, Progress, WorkerPool, WorkerSetup, one_torch_thread
 
 __all__ = [
     "EvaluationError",
@@ -233,7 +233,8 @@ def check_bots(matches: Sequence[Match], rules: RuleConfig) -> set[str]:
         try:
             bot = load_bot(spec, rules=rules)
             if _from_code(spec):
-                probe_bot(bot, rules, label)
+                with one_torch_thread():  # as it will play
+                    probe_bot(bot, rules, label)
         except BotSpecError:
             raise
         except ValueError as err:

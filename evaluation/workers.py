@@ -21,10 +21,12 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -294,3 +296,19 @@ def _load_bots(setup: WorkerSetup) -> None:
                 )
 
             FACTORIES[name] = refuse
+
+
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Hold torch to one thread while bots play, if a bot imported it (never importing it here): a
+    worker then uses one core, and a task played in this process computes exactly as in a worker."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

@@ -137,3 +137,11 @@ if torch is not None:
             with torch.inference_mode():
                 logits = self.layer(torch.as_tensor(observations))
                 return logits.masked_fill(~torch.as_tensor(masks), float("-inf")).argmax(dim=1)
+
+    class OneThreadOnly(TinyNet):
+        """TinyNet that refuses to play with more than one torch thread."""
+
+        def forward(self, observations, masks):
+            if torch.get_num_threads() != 1:
+                raise RuntimeError(f"torch runs {torch.get_num_threads()} threads here")
+            return super().forward(observations, masks)

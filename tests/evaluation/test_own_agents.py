@@ -73,6 +73,17 @@ def test_an_agent_in_its_own_file_scores_on_two_workers_exactly_as_registered(
     assert in_process["hands"] == 24 and in_process["x_per_hand"] != 0
 
 
+@pytest.mark.train
+def test_torch_plays_on_one_thread_in_workers_and_here(agents: Path) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    for workers in (2, 1):
+        summary = evaluate(f"{agents}:OneThreadOnly", "random", deals=2, workers=workers, progress=False)
+        assert summary.hands == 8
+    assert torch.get_num_threads() == before  # this process's setting is given back
+
+
 def test_a_file_is_one_module_in_every_process_under_a_stable_name(agents: Path, tmp_path: Path) -> None:
     name = file_module_name(agents)
     assert name == file_module_name(str(agents)) and name.startswith("sam_env_bot_file_own_agents_outside_")
