@@ -1,14 +1,17 @@
 """``sam-play`` / ``python -m sam_env.apps.play``: play Sâm Lốc in the terminal against bots.
 
 The game runs through the environment, exactly as bots see it. Before each of your moves the table
-is drawn from your seat (your cards, the others' card counts, the play to beat); every bot move is
-announced; when a hand ends all hands are shown with the money. Several hands make a table: the
-winner of one hand leads the next.
+is drawn from your seat (your cards, the others' card counts, the play to beat); every move, yours
+too, is announced, and so is the winner of every trick; when pass is your only move you pass without
+being asked; when a hand ends all hands are shown with the money. Several hands make a table: the
+winner of one hand leads the next. The table and the list of moves fit the terminal's width
+(``COLUMNS`` where it is set).
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,8 +25,10 @@ from sam_env.evaluation.tournament import play_out
 
 import sam_env
 from sam_env.bot import Bot
-from sam_env.core import RuleConfig, SeatView
+from sam_env.core import COMBOS, NO_PLAY, RuleConfig, SeatView
 from sam_env.core.render import render_hand
+
+PASS = sam_env.action_index("pass")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,7 +82,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         lineup = _lineup(args, rules)
         writer = None if args.record is None else ReplayWriter(args.record)
     n, me = rules.n_players, args.seat
-    human = HumanPlayer(stdin=stdin, stdout=out)
+    width = shutil.get_terminal_size().columns
+    human = HumanPlayer(stdin=stdin, stdout=out, width=width)
     players: list[Bot] = [human] * n
     names = ["you"] * n
     for j, name in enumerate(lineup, start=1):
@@ -85,15 +91,26 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
         players[(me + j) % n], names[(me + j) % n] = load_bot(name, seed, rules), name
     env = sam_env.env(rules=rules)
     raw = env.unwrapped
+    trick = {"combo": NO_PLAY, "owner": -1}
+    """The play to beat before the last move: when the table is clear again, its owner won the trick."""
 
     def choose(seat: int, observation: dict, view: SeatView) -> int:
-        """The seat's player decides; the table is shown before the human's turn, a bot's move after it."""
+        """The seat's player decides; the table is shown before the human's turn; every move is announced."""
+        hand = raw.hand
+        if trick["combo"] != NO_PLAY and hand.table_combo == NO_PLAY:
+            winner, lead = trick["owner"], hand.table_owner
+            leads = "and leads" if lead == winner else f"; seat {lead} ({names[lead]}) leads"
+            out.write(f"-- seat {winner} ({names[winner]}) wins the trick with {COMBOS[trick['combo']].name} {leads}\n")
+        trick.update(combo=hand.table_combo, owner=hand.table_owner)
         player = players[seat]
+        if player is human and list(view.legal) == [PASS]:
+            beaten = COMBOS[hand.table_combo].name
+            out.write(f"seat {seat} (you): pass (your only move: nothing you hold beats {beaten})\n")
+            return PASS
         if player is human:
-            out.write(render_hand(raw.hand, viewer=me, symbols=args.symbols) + "\n")
+            out.write(render_hand(hand, viewer=me, symbols=args.symbols, width=width) + "\n")
         action = player.act(observation, view)
-        if player is not human:
-            out.write(f"seat {seat} ({names[seat]}): {sam_env.action_name(action)}\n")
+        out.write(f"seat {seat} ({names[seat]}): {sam_env.action_name(action)}\n")
         return action
 
     total = 0
@@ -103,11 +120,12 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
                 env.reset(seed=args.seed)
             else:
                 env.reset()
+            trick.update(combo=NO_PLAY, owner=-1)
             out.write(f"\n=== hand {number} of {args.hands}: you are seat {me} ===\n")
             total += play_out(env, choose).net[me]
             if writer is not None:
                 writer.write(record_hand(raw.hand, names, {"app": "sam-play", "hand": number, "seed": args.seed}))
-            out.write(render_hand(raw.hand, viewer=None, symbols=args.symbols) + "\n")
+            out.write(render_hand(raw.hand, viewer=None, symbols=args.symbols, width=width) + "\n")
             out.write(f"you: {raw.result.net[me]:+d}X this hand, {total:+d}X in total\n")
     except QuitGame:
         out.write(f"bye — you stopped with {total:+d}X in total\n")

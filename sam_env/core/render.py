@@ -7,20 +7,31 @@ from .combos import COMBOS
 from .game import NO_PLAY, Hand, Phase
 
 
-def render_hand(hand: Hand, viewer: int | None = None, symbols: bool = False) -> str:
+def count_of_cards(n: int) -> str:
+    """``[1 card]``, ``[7 cards]``: a hidden hand's size."""
+    return f"[{n} card{'' if n == 1 else 's'}]"
+
+
+def render_hand(hand: Hand, viewer: int | None = None, symbols: bool = False, width: int = 80) -> str:
     """Describe the table: each seat's cards (hidden from ``viewer`` unless its own), the play
-    to beat, passes and money so far. ``viewer=None`` shows every hand."""
+    to beat, passes and money so far. ``viewer=None`` shows every hand.
+
+    One line per seat, its columns aligned across seats (money, cards, then what the seat played
+    and its tags); a seat line longer than ``width`` (the terminal's columns) carries its played
+    cards and tags on a second line under its cards, so a terminal never wraps it mid-column.
+    """
     lines = []
     rules = hand.rules
     phase = {Phase.SAM_DECISION: "báo Sâm decisions", Phase.PLAY: "play", Phase.OVER: "hand over"}[hand.phase]
     sam = f", Sâm declared by seat {hand.sam_declarer}" if hand.sam_declarer is not None else ""
     lines.append(f"Sâm Lốc, {rules.n_players} seats, phase: {phase}{sam}")
     net = hand.net()
+    rows = []
     for seat in range(hand.n_players):
         if viewer is None or viewer == seat:
             cards = format_cards(hand.cards[seat], symbols) or "-"
         else:
-            cards = f"[{hand.n_cards[seat]} cards]"
+            cards = count_of_cards(hand.n_cards[seat])
         tags = []
         if not hand.over and seat == hand.to_act:
             tags.append("to act")
@@ -32,7 +43,14 @@ def render_hand(hand: Hand, viewer: int | None = None, symbols: bool = False) ->
             tags.append("báo 1")
         tag = f"  ({', '.join(tags)})" if tags else ""
         played = format_cards(hand.played[seat], symbols) or "-"
-        lines.append(f"  seat {seat}: {cards:<34} played: {played:<30} money: {net[seat]:+d}X{tag}")
+        rows.append((f"  seat {seat}: {f'{net[seat]:+d}X':>5}  ", cards, f"played: {played}{tag}"))
+    cards_width = max(len(cards) for _, cards, _ in rows)
+    for head, cards, rest in rows:
+        line = f"{head}{cards:<{cards_width}}  {rest}"
+        if len(line) <= width:
+            lines.append(line)
+        else:
+            lines += [f"{head}{cards}", " " * len(head) + rest]
     winner = hand.instant_winner
     if winner is not None and not hand.over and viewer in (None, winner):
         lines.append(f"  seat {winner} was dealt an instant win ({hand.instant_win}): its one move reveals it")
