@@ -82,6 +82,10 @@ class PolicyBot(Bot):
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
         return int(self.decide(observation["observation"][None], observation["action_mask"][None])[0])
 
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """A policy bot is a batched policy itself (checked), wherever one is taken (a trainer's opponents)."""
+        return self.decide(observations, masks)
+
 
 class IllegalActionError(ValueError):
     """A bot chose an action its mask does not allow (or no action index at all)."""

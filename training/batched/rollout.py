@@ -29,7 +29,7 @@ from sam_env.agents.ppo.network import ActorCritic
 from sam_env.evaluation.stats import hand_metrics
 
 from sam_env import N_ACTIONS, VectorEnv
-from sam_env.bot import RandomBot
+from sam_env.bot import BatchedPolicy, RandomBot
 
 from .network import OracleCritic, sample
 
@@ -143,7 +143,7 @@ class Seating:
         self.p_random = opponent_weights.get("random", 0.0) / total if total else 0.0
         self.p_heuristic = opponent_weights.get("heuristic", 0.0) / total if total else 0.0
         self.rng = rng
-        self.pool: dict[int, ActorCritic] = {}
+        self.pool: dict[int, ActorCritic | BatchedPolicy] = {}
         self.fixed: list[int] = []
         self.snapshots: list[int] = []
         self.occupant = np.full((num_tables, n_players), LEARNER, dtype=np.int64)
@@ -152,9 +152,10 @@ class Seating:
     def drawable(self) -> list[int]:
         return self.fixed + self.snapshots
 
-    def add(self, actor: ActorCritic, keep: int, fixed: bool = False) -> None:
-        """Add a frozen network to the pool: ``fixed`` ones stay for the whole run; of the others
-        (snapshots of the learner) only the ``keep`` newest are drawn for new hands."""
+    def add(self, actor: ActorCritic | BatchedPolicy, keep: int, fixed: bool = False) -> None:
+        """Add a frozen network (or a batched policy of one's own, a best response's target) to the pool:
+        ``fixed`` ones stay for the whole run; of the others (snapshots of the learner) only the ``keep``
+        newest are drawn for new hands."""
         new_id = max(self.pool, default=-1) + 1
         self.pool[new_id] = actor
         if fixed:
@@ -262,9 +263,13 @@ class Collector:
                 # Each frozen network: one pass over the tables where it acts.
                 for key in np.unique(occupant[occupant >= 0]).tolist():
                     them = np.flatnonzero(occupant == key)
+                    player = self.seating.pool[key]
+                    if not isinstance(player, ActorCritic):  # a batched policy of one's own: arrays in, actions out
+                        actions[them] = player(batch.observation[them], batch.action_mask[them])
+                        continue
                     o = torch.from_numpy(batch.observation[them]).to(self.device)
                     m = torch.from_numpy(batch.action_mask[them]).to(self.device)
-                    a, _ = sample(self.seating.pool[key].logits(o), m, self.deterministic_opponents)
+                    a, _ = sample(player.logits(o), m, self.deterministic_opponents)
                     actions[them] = a.cpu().numpy()
             them = np.flatnonzero(occupant == HEURISTIC)
             if them.size:

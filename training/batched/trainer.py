@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from sam_env.agents.bot_objects import PolicyBot, probe_bot
 from sam_env.agents.ppo.bot import PPOBot
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
 from sam_env.agents.ppo.network import ActorCritic
@@ -44,6 +45,22 @@ def torch_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def frozen_opponent_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheckpoint | PolicyBot:
+    """What a best response trains against (``sam-exploit --bot``): a network in sam-env's format (its
+    checkpoint: the learner may start from its weights) or a batched policy of one's own (a code spec:
+    played as it is, on the arrays of every table where it sits); ``source`` starts the error for anything else."""
+    bot = load_bot(spec, rules=rules)
+    if isinstance(bot, PPOBot):
+        return bot.checkpoint
+    if isinstance(bot, PolicyBot):
+        probe_bot(bot, rules, repr(spec))
+        return bot
+    raise ConfigError(
+        f"{source}: {spec!r} is not a network nor a batched policy; a best response trains against a network "
+        "(a shipped name, a checkpoint) or a batched policy of your own (observations, masks) -> actions"
+    )
+
+
 def network_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheckpoint:
     """The checkpoint of a network bot (a shipped name or a path) that fits ``rules``; ``source``
     (the config field or option that named it) starts the error for a bot that is not a network."""
@@ -60,8 +77,8 @@ class BatchedTrainer:
         config: the run's config.
         start_step: learner steps already trained (a resumed run); the tables' deals, the seat
             draws and the sampling are seeded from ``(seed, start_step)``.
-        fixed_opponents: frozen networks that make up the whole pool for the run (a best response
-            to a bot: ``sam_env.apps.exploit``); no snapshots of the learner are then added.
+        fixed_opponents: frozen networks, or batched policies of one's own, that make up the whole pool for
+            the run (a best response to a bot: ``sam_env.apps.exploit``); no snapshots of the learner are then added.
         logger: where the statistics go (default: nowhere; ``train.py`` passes a TensorBoard logger).
     """
 
@@ -69,7 +86,7 @@ class BatchedTrainer:
         self,
         config: BatchedConfig,
         start_step: int = 0,
-        fixed_opponents: Sequence[PolicyCheckpoint] = (),
+        fixed_opponents: Sequence[PolicyCheckpoint | PolicyBot] = (),
         logger: Logger | None = None,
     ) -> None:
         self.config = config
@@ -89,8 +106,11 @@ class BatchedTrainer:
         self.self_play = not fixed_opponents
         self.pool: list[tuple[int, PolicyCheckpoint]] = []
         """The learner's snapshots (saved with a checkpoint), or the fixed opponents of a best response."""
-        for checkpoint in fixed_opponents:
-            self.add_to_pool(0, checkpoint)
+        for opponent in fixed_opponents:
+            if isinstance(opponent, PolicyCheckpoint):
+                self.add_to_pool(0, opponent)
+            else:  # a batched policy of one's own: played as it is, never saved with the learner's pool
+                self.seating.add(opponent, 0, fixed=True)
         for spec in config.fixed_opponents:
             self.seating.add(frozen_actor(network_of(spec, rules, "fixed_opponents"), self.device), keep=0, fixed=True)
         if config.init_from is not None and start_step == 0:
