@@ -11,6 +11,7 @@ site that inherits the project's configuration.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,12 +38,36 @@ def test_the_docs_site_builds_strict(tmp_path: Path) -> None:
     done = build(ROOT / "mkdocs.yml", tmp_path / "site")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "WARNING" not in done.stderr, done.stderr
-    pages = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("index.html")}
-    assert {"index.html", "rules/index.html", "api/core/index.html", "api/training/index.html"} <= pages
-    api = (tmp_path / "site" / "api" / "core" / "index.html").read_text(encoding="utf-8")
+    site = tmp_path / "site"
+    pages = {p.relative_to(site).as_posix() for p in site.rglob("*.html")}
+    assert {"index.html", "rules.html", "api/core.html", "api/training.html"} <= pages  # pages are files
+    api = (site / "api" / "core.html").read_text(encoding="utf-8")
     assert 'id="sam_env.core.rules.RuleConfig"' in api  # the reference is generated from the code
-    agents = (tmp_path / "site" / "api" / "agents" / "index.html").read_text(encoding="utf-8")
-    assert 'href="../env/#sam_env.bot.Bot"' in agents  # a docstring's :class:`Bot` became a link
+    agents = (site / "api" / "agents.html").read_text(encoding="utf-8")
+    assert 'href="env.html#sam_env.bot.Bot"' in agents  # a docstring's :class:`Bot` became a link
+    assert not links_that_do_not_open_from_a_file(site)
+
+
+def links_that_do_not_open_from_a_file(site: Path) -> dict[str, list[str]]:
+    """The site's relative links that lead to a folder or to nothing: opened from a file:// path (no web
+    server to serve a folder's index.html), they show a listing or fail. 404.html is a web server's page."""
+    found: dict[str, list[str]] = {}
+    for page in sorted(site.rglob("*.html")):
+        if page.name == "404.html":
+            continue
+        for href in re.findall(r'href="([^"#]*)', page.read_text(encoding="utf-8")):
+            if href and not re.match(r"[a-z][a-z0-9+.-]*:|//", href) and not (page.parent / href).is_file():
+                found.setdefault(page.relative_to(site).as_posix(), []).append(href)
+    return found
+
+
+def test_a_link_to_a_folder_is_caught(tmp_path: Path) -> None:
+    """What use_directory_urls: true (mkdocs' default) writes: rules/ for rules/index.html."""
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "index.html").write_text('<a href="../index.html#top">home</a>', encoding="utf-8")
+    links = '<a href="rules/">rules</a> <a href="rules/index.html">ok</a> <a href="https://x.org/">ok</a>'
+    (tmp_path / "index.html").write_text(links + ' <a href="gone.html">', encoding="utf-8")
+    assert links_that_do_not_open_from_a_file(tmp_path) == {"index.html": ["rules/", "gone.html"]}
 
 
 SMALL_SITE = """\
