@@ -7,6 +7,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from sam_env.agents.bot_objects import probe_bot
+from sam_env.agents.code_specs import BotSpecError, is_code_spec
 from sam_env.agents.registry import available, can_play, load_bot
 
 from sam_env.core import RuleConfig, RuleConfigError
@@ -74,12 +76,17 @@ def describe_table(rules: RuleConfig) -> str:
 
 def check_bots(names: Sequence[str], rules: RuleConfig | None = None) -> None:
     """Build each named bot once for ``rules``, so that an unknown name, a checkpoint that does not
-    load or a network made for another table fails before play starts, with one line that says
-    which bot, which table, and which bots would fit (:class:`BotDoesNotFit`)."""
+    load, a network made for another table or a bot of your own (``package.module:attr``,
+    ``path/to/file.py:attr``) that does not import or fails its first decision is refused before play
+    starts, with one line that says which bot, which table, and which bots would fit (:class:`BotDoesNotFit`)."""
     rules = RuleConfig() if rules is None else rules
     for name in dict.fromkeys(names):
         try:
-            load_bot(name, rules=rules)
+            bot = load_bot(name, rules=rules)
+            if is_code_spec(name) and name not in available():
+                probe_bot(bot, rules, name)
+        except BotSpecError as err:  # names the spec, the module and the error: nothing to add
+            raise BotDoesNotFit(" ".join(str(err).split())) from None
         except (ValueError, OSError) as err:
             fitting = ", ".join(n for n in available() if can_play(n, rules))
             reason = " ".join(str(err).split())  # one line, whatever the error's own layout
