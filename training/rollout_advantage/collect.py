@@ -60,6 +60,8 @@ class CollectStats:
     seconds: dict[str, float] = field(default_factory=lambda: {"tables": 0.0, "rollouts": 0.0})
     learner_moves: int = 0
     """Moves of learner seats at the real tables, forced ones included."""
+    learner_choices: int = 0
+    """Moves of learner seats at the real tables with a choice (labelled or not)."""
     hands: list[float] = field(default_factory=list)
     """The money (X) of every learner seat in every hand that ended."""
 
@@ -110,35 +112,43 @@ class LabelCollector:
         stats = CollectStats()
         parts: list[Labels] = []
         count = 0
-        play = self.tables
-        all_tables = np.arange(play.num_tables)
-        actions = np.zeros(play.num_tables, dtype=np.int64)
-        clock = time.perf_counter()
         while count < wanted:
-            self._deal_where_over(stats)
-            seat = play.current_seat
-            occupant = self.seating.occupant[all_tables, seat]
-            learner = occupant == LEARNER
-            stats.learner_moves += int(learner.sum())
-            choice = play.n_legal > 1
+            part = self.step(stats)
+            if part is not None:
+                parts.append(part)
+                count += len(part)
+        return (Labels.concatenate(parts) if parts else Labels.empty(self.obs_size)), stats
+
+    def step(self, stats: CollectStats, label: bool = True) -> Labels | None:
+        """One move at every real table (hands that ended are dealt anew first); before it, the labels of the
+        learner decisions picked (none without ``label``: the play alone, as the benchmark's reference)."""
+        play = self.tables
+        clock = time.perf_counter()
+        self._deal_where_over(stats)
+        seat = play.current_seat
+        occupant = self.seating.occupant[np.arange(play.num_tables), seat]
+        learner = occupant == LEARNER
+        choice = play.n_legal > 1
+        stats.learner_moves += int(learner.sum())
+        stats.learner_choices += int((learner & choice).sum())
+        part = None
+        if label:
             picked = np.flatnonzero(learner & choice & (self.rng.random(play.num_tables) < self.label_share))
             now = time.perf_counter()
             stats.seconds["tables"] += now - clock
             clock = now
-            if picked.size:
-                part = self._label(picked)
-                parts.append(part)
-                count += len(part)
+            part = self._label(picked) if picked.size else None
             now = time.perf_counter()
             stats.seconds["rollouts"] += now - clock
             clock = now
-            forced = np.flatnonzero(play.n_legal == 1)
-            actions[forced] = np.argmax(play.action_mask[forced], axis=1)
-            rows = np.flatnonzero(choice)
-            actions[rows] = self.players.act(play, rows, occupant[rows], self.rng.random(rows.size))
-            play.advance(actions, play.n_legal > 0, observe=True)
+        actions = np.zeros(play.num_tables, dtype=np.int64)
+        forced = np.flatnonzero(play.n_legal == 1)
+        actions[forced] = np.argmax(play.action_mask[forced], axis=1)
+        rows = np.flatnonzero(choice)
+        actions[rows] = self.players.act(play, rows, occupant[rows], self.rng.random(rows.size))
+        play.advance(actions, play.n_legal > 0, observe=True)
         stats.seconds["tables"] += time.perf_counter() - clock
-        return (Labels.concatenate(parts) if parts else Labels.empty(self.obs_size)), stats
+        return part
 
     def _deal_where_over(self, stats: CollectStats) -> None:
         """Close the hands that ended (the learner seats' money) and deal the next at those tables."""
