@@ -14,6 +14,8 @@ takes bots as specs or as objects (your own class, factory, instance or batched 
 * :mod:`.panel` — generalization margins: a bot against the held-out panel beside the heuristic;
 * :mod:`.report` — terminal table, CSV, JSON, Markdown and plot;
 * :mod:`.replay` — hand records as JSON Lines (``--record``), their writer and a reader that replays them;
+* :mod:`.exploitability` — the table of best responses to a bot (``sam-exploit --out`` records), kept on
+  its page;
 * :mod:`.protocol` — protocol v1: the tracks, tiers, pinned deal sets and opponent suites a published
   score is measured under; :mod:`.protocol_run` plays it (rows, panel margins, the headline score);
   :mod:`.results` — results files, their JSON Schema and their validation; :mod:`.fingerprints` — what a

@@ -41,7 +41,6 @@ TIERS: dict[str, tuple[str, ...]] = {
     "evaluation/test_panel_margins.py": ("train",),  # sam-eval's ratings (openskill)
     "evaluation/test_replay.py": ("train",),  # its records are sam-eval's
     "test_readme.py": ("train", "web"),
-    "test_exploit_table.py": ("train",),
     "test_docs_site.py": ("docs",),
     "test_references.py": ("docs",),
 }
