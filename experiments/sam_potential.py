@@ -24,7 +24,7 @@ from sam_env.agents.heuristic.analysis import PLAYABLE_KINDS, beatable, beaters,
 from sam_env.core import COMBOS, RuleConfig
 from sam_env.core.cards import N_RANKS
 from sam_env.core.combos import LEADS
-from sam_env.core.rule_tables import rule_tables
+from sam_env.core.rule_masks import rule_masks
 from sam_env.core.rules import CARDS_PER_HAND
 
 
@@ -34,7 +34,7 @@ def counts_of(cards: np.ndarray) -> tuple[int, ...]:
 
 def hindsight_sam(hand: tuple[int, ...], others: list[tuple[int, ...]], rules: RuleConfig) -> bool:
     """Whether ``hand`` splits into leads none of the ``others`` could beat, not all 2s."""
-    allowed = rule_tables(rules).allowed
+    allowed = rule_masks(rules).allowed
     possible = [beaters(other, rules) for other in others]
     safe = frozenset(
         c.id

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import sam_env
 from sam_env.utils.deprecation import deprecated_names
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,3 +101,16 @@ def test_an_old_name_kept_by_deprecated_names_works_and_says_where_it_went() -> 
         assert module_getattr("Old") is int
     with pytest.raises(AttributeError, match=r"module 'old\.place' has no attribute 'Other'"):
         module_getattr("Other")
+
+
+def test_the_rule_tables_are_rule_masks_and_the_old_names_say_so() -> None:
+    """``sam_env.core.rule_tables`` (beside the game's ``Table``, these are masks) is ``rule_masks`` since 0.3.0."""
+    from sam_env.core import rule_masks, rule_tables
+
+    old = r"rule_tables\.rule_tables is deprecated .* use sam_env\.core\.rule_masks\.rule_masks$"
+    with pytest.warns(DeprecationWarning, match=old):
+        assert rule_tables.rule_tables is rule_masks.rule_masks
+    with pytest.warns(DeprecationWarning, match=r"use sam_env\.core\.rule_masks\.RuleMasks$"):
+        from sam_env.core.rule_tables import RuleTables
+    assert RuleTables is rule_masks.RuleMasks
+    assert rule_masks.rule_masks(sam_env.RuleConfig()).answers.shape == (sam_env.N_ACTIONS + 1, sam_env.N_ACTIONS)

@@ -23,7 +23,7 @@ import numpy as np
 from sam_env.core import COMBOS, N_COMBOS, Kind, RuleConfig
 from sam_env.core.cards import N_RANKS, Rank
 from sam_env.core.combos import BEATS, LEADS, MAX_STRAIGHT, SIZE, STRAIGHT_WITH_TWO, formable_combos, unary_mask
-from sam_env.core.rule_tables import rule_tables
+from sam_env.core.rule_masks import rule_masks
 
 Counts = tuple[int, ...]
 
@@ -127,7 +127,7 @@ def plan_cost(counts: Counts, with_two: bool = True) -> float:
 
 def beaters(unseen_counts: Counts, rules: RuleConfig, max_size: int = MAX_STRAIGHT) -> np.ndarray:
     """``bool[N_COMBOS]``: combinations of at most ``max_size`` cards formable from the unseen cards."""
-    return formable_combos(unary_mask(list(unseen_counts))) & rule_tables(rules).allowed & (max_size >= SIZE)
+    return formable_combos(unary_mask(list(unseen_counts))) & rule_masks(rules).allowed & (max_size >= SIZE)
 
 
 def beatable(combo_id: int, possible: np.ndarray) -> bool:
@@ -143,7 +143,7 @@ def sam_plan(counts: Counts, unseen_counts: Counts, rules: RuleConfig) -> tuple[
     all). The order puts plays made only of 2s first, so the last play is not only 2s (§8).
     """
     possible = beaters(unseen_counts, rules)
-    allowed = rule_tables(rules).allowed
+    allowed = rule_masks(rules).allowed
     safe = frozenset(
         c.id
         for c in COMBOS

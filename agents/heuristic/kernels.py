@@ -22,7 +22,7 @@ from numba.typed import Dict
 from sam_env.core import COMBOS, N_COMBOS, Kind, RuleConfig
 from sam_env.core.cards import N_RANKS, Rank
 from sam_env.core.combos import BEATS, LEADS, MAX_STRAIGHT, TWOS_CHOPPED
-from sam_env.core.rule_tables import rule_tables
+from sam_env.core.rule_masks import rule_masks
 from sam_env.core.rules import CARDS_PER_HAND
 from sam_env.vector.cache import SOURCES as ENGINE_SOURCES
 from sam_env.vector.cache import drop_stale_cache
@@ -77,7 +77,7 @@ def combo_tables(rules: RuleConfig) -> ComboTables:
     for c in COMBOS:
         for r, k in c.needs:
             needs[c.id, r] = k
-    allowed = np.asarray(rule_tables(rules).allowed, dtype=np.bool_)
+    allowed = np.asarray(rule_masks(rules).allowed, dtype=np.bool_)
     playable = (kind >= SINGLE) & (kind <= STRAIGHT)
     return ComboTables(
         kind=kind,

@@ -28,7 +28,7 @@ from .combos import (
 )
 from .deal import instant_win_type
 from .ledger import EndReason, HandResult, Reason, Transfer, net_of
-from .rule_tables import rule_tables
+from .rule_masks import rule_masks
 from .rules import INSTANT_WIN_TYPES, RuleConfig
 
 NO_PLAY = -1
@@ -135,7 +135,7 @@ class Hand:
         self.history: list[tuple[int, int]] = []
         """Every move so far as ``(seat, combo id)``."""
         self.result: HandResult | None = None
-        self._tables = rule_tables(rules)
+        self._masks = rule_masks(rules)
         self._mask: np.ndarray | None = None
         self._formable: list[np.ndarray | None] = [None] * n
         """Per seat: the combinations its cards can form; changes only when the seat plays."""
@@ -408,14 +408,14 @@ class Hand:
 
     def _compute_mask(self) -> np.ndarray:
         if self.phase is Phase.OVER:
-            return self._tables.no_moves
+            return self._masks.no_moves
         if self.phase is Phase.SAM_DECISION:
-            return self._tables.sam_mask if self.instant_winner is None else _REVEAL_MASK
+            return self._masks.sam_mask if self.instant_winner is None else _REVEAL_MASK
         seat = self.to_act
         can_form = self._formable[seat]
         if can_form is None:
             can_form = self._formable[seat] = formable_combos(self.unary[seat])
-        mask = can_form & self._tables.answers[self.table_combo + 1]
+        mask = can_form & self._masks.answers[self.table_combo + 1]
         if self.rules.bao1 == "forced" and self.responsible(seat):
             mask &= ~_SINGLES_BELOW[self.highest_rank(seat)]
         mask.flags.writeable = False  # cached and trusted by step(): callers must not edit it

@@ -1,50 +1,17 @@
-"""Rule facts as masks over the combination table: what the rules allow, and what may answer what.
-
-They depend on the rules as well as on the combination table, so they live here, beside
-:class:`~.rules.RuleConfig`, and not in the state machine (:mod:`.game`) or a bot: the engine's
-legal moves and the heuristic's hand analysis read the same masks. Built once per config.
+"""Deprecated: the rule masks moved to :mod:`sam_env.core.rule_masks` in 0.3.0 (see the CHANGELOG):
+``RuleTables`` is ``RuleMasks`` and ``rule_tables`` is ``rule_masks``. Both still read from here for one
+release, with a ``DeprecationWarning`` naming the new one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..utils.deprecation import deprecated_names
+from .rule_masks import RuleMasks, rule_masks
 
-import numpy as np
-
-from .combos import BEATS, DECLARE_SAM, DECLINE_SAM, LEADS, N_COMBOS, PASS, STRAIGHT_WITH_TWO
-from .rules import RuleConfig
-
-
-@dataclass(frozen=True)
-class RuleTables:
-    """Masks that depend on the rules as well as on the combination table; built once per config.
-
-    ``answers[t + 1]`` is what may be played on table combo ``t`` (row 0: a free lead).
-    """
-
-    allowed: np.ndarray
-    """Combinations the rules allow at all (``straights_with_two`` may rule some out)."""
-    answers: np.ndarray
-    sam_mask: np.ndarray
-    no_moves: np.ndarray
-
-
-_RULE_TABLES: dict[RuleConfig, RuleTables] = {}
-
-
-def rule_tables(rules: RuleConfig) -> RuleTables:
-    """The masks of ``rules``, built on first use and shared (read-only) afterwards."""
-    tables = _RULE_TABLES.get(rules)
-    if tables is None:
-        allowed = ~STRAIGHT_WITH_TWO if not rules.straights_with_two else np.ones(N_COMBOS, dtype=bool)
-        answers = np.zeros((N_COMBOS + 1, N_COMBOS), dtype=bool)
-        answers[0] = LEADS & allowed
-        answers[1:] = BEATS.T & allowed
-        answers[1:, PASS] = True
-        sam = np.zeros(N_COMBOS, dtype=bool)
-        sam[[DECLARE_SAM, DECLINE_SAM]] = True
-        tables = RuleTables(allowed, answers, sam, np.zeros(N_COMBOS, dtype=bool))
-        for arr in (tables.allowed, tables.answers, tables.sam_mask, tables.no_moves):
-            arr.flags.writeable = False
-        _RULE_TABLES[rules] = tables
-    return tables
+__getattr__ = deprecated_names(
+    __name__,
+    {
+        "RuleTables": (RuleMasks, "sam_env.core.rule_masks.RuleMasks"),
+        "rule_tables": (rule_masks, "sam_env.core.rule_masks.rule_masks"),
+    },
+)

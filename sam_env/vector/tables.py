@@ -2,7 +2,7 @@
 
 Nothing here is a second source of truth: the combination table comes from
 :mod:`sam_env.core.combos`, the "what may be played on what" rows from
-:func:`sam_env.core.game.rule_tables`, the observation offsets from
+:func:`sam_env.core.rule_masks.rule_masks`, the observation offsets from
 :func:`sam_env.encoding.observation_layout`. They are reshaped into arrays of ``int64`` (and one
 ``bool`` matrix) that numba kernels read without touching a Python object.
 
@@ -21,7 +21,7 @@ from ..core.cards import DECK_SIZE, N_RANKS, RED_SUITS, Rank, card_id
 from ..core.combos import COMBOS, IS_QUAD, MAX_STRAIGHT, N_COMBOS, REQ, SINGLE_RANK, SIZE, TWOS_CHOPPED, Kind
 from ..core.game import DECLINE_BITS, Phase
 from ..core.ledger import EndReason, Reason
-from ..core.rule_tables import rule_tables
+from ..core.rule_masks import rule_masks
 from ..core.rules import FIRST_LEADER_CHOICES, INSTANT_WIN_TYPES, RuleConfig
 from ..encoding import ENCODING_VERSION, observation_layout, state_layout
 
@@ -109,7 +109,7 @@ def rule_params(rules: RuleConfig) -> np.ndarray:
 
 def answers_of(rules: RuleConfig) -> np.ndarray:
     """``bool[N_COMBOS + 1, N_COMBOS]``: row ``table + 1`` lists what may be played on ``table`` (row 0: a lead)."""
-    return np.ascontiguousarray(rule_tables(rules).answers)
+    return np.ascontiguousarray(rule_masks(rules).answers)
 
 
 # ---------------------------------------------------------------- the combination table as arrays

@@ -17,7 +17,7 @@ from sam_env.bot import Bot
 from sam_env.core import COMBOS, Kind, RuleConfig, SeatView, Table, combo_index
 from sam_env.core.cards import mask_of, rank_counts
 from sam_env.core.combos import BEATS, LEADS, PASS, formable_combos, unary_mask
-from sam_env.core.rule_tables import rule_tables
+from sam_env.core.rule_masks import rule_masks
 from sam_env.core.rules import INSTANT_WIN_TYPES
 
 STRATEGIC = [name for name in PANEL if name != "panel_noisy"]
@@ -95,7 +95,7 @@ def _view(cards: list[str], table: str | None = None, n_cards: tuple[int, ...] =
     """Seat 0 holding ``cards``: leading, or answering ``table`` played by seat 3; legal moves computed."""
     hand = Table(RULES).new_hand(deal=[["QD", "QH", "KS", "KD", "KH", "AS", "AC", "AD", "2C", "2H"], *OTHERS], leader=0)
     mask = mask_of(cards)
-    formable = formable_combos(unary_mask(rank_counts(mask))) & rule_tables(RULES).allowed
+    formable = formable_combos(unary_mask(rank_counts(mask))) & rule_masks(RULES).allowed
     counts = list(n_cards)
     counts[0] = len(cards)
     if table is None:
