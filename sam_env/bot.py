@@ -19,18 +19,25 @@ suitable ``act`` method also counts as a ``Bot`` for ``isinstance`` (like ``coll
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from .core.view import SeatView
+from .encoding import ENCODING_VERSION
 
 
 class Bot(ABC):
-    """Picks an action for the seat to act; subclasses set ``name`` and implement :meth:`act`."""
+    """Picks an action for the seat to act; subclasses set ``name`` and implement :meth:`act`.
+
+    ``encoding_version``: the observation encoding the bot reads (:data:`sam_env.encoding.ENCODING_VERSIONS`);
+    a network sets its checkpoint's, and a table seating it is built with at least that version
+    (:func:`table_encoding_version`). Rule-based bots read the view and leave it at 1.
+    """
 
     name: str = "bot"
+    encoding_version: int = ENCODING_VERSION
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -51,6 +58,14 @@ class Bot(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def table_encoding_version(bots: Iterable[object]) -> int:
+    """The observation encoding a table seating ``bots`` gives them: the latest any of them reads.
+
+    Every version extends the one before it, so the others read the prefix they were made for.
+    """
+    return max((int(getattr(bot, "encoding_version", ENCODING_VERSION)) for bot in bots), default=ENCODING_VERSION)
 
 
 @runtime_checkable

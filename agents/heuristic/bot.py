@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import astuple, dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -54,10 +56,60 @@ CRITICAL_CARDS = 2
 """When an opponent holds this many cards or fewer, answer a single with the highest single."""
 
 
+@dataclass(frozen=True)
+class HeuristicParams:
+    """The heuristic's three thresholds (the module's constants are the defaults, the shipped bot's).
+
+    Varied, they make heuristics of other temperaments — one that follows on any gain or keeps its hand
+    together, contests a trick early or late, fears a short opponent sooner or later — opponents a
+    trainer can learn from (:meth:`random`).
+    """
+
+    follow_gain: float = FOLLOW_GAIN
+    contest_cards: int = CONTEST_CARDS
+    critical_cards: int = CRITICAL_CARDS
+
+    RANGES: ClassVar[dict[str, tuple[float, float]]] = {
+        "follow_gain": (0.0, 1.5),
+        "contest_cards": (3, 9),
+        "critical_cards": (1, 3),
+    }
+    """What :meth:`random` draws from, uniformly (the ints inclusive): set around the defaults by what each
+    threshold means, not tuned against any opponent (the held-out panel, docs/panel.md, is never consulted)."""
+
+    def __post_init__(self) -> None:
+        for name, (low, high) in self.RANGES.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise ValueError(f"heuristic parameter {name} = {value!r} must be in [{low}, {high}]")
+        for name in ("contest_cards", "critical_cards"):
+            if not float(getattr(self, name)).is_integer():
+                raise ValueError(f"heuristic parameter {name} = {getattr(self, name)!r} must be an int")
+
+    @classmethod
+    def random(cls, rng: np.random.Generator) -> HeuristicParams:
+        (g0, g1), (c0, c1), (k0, k1) = cls.RANGES.values()
+        return cls(float(rng.uniform(g0, g1)), int(rng.integers(c0, c1 + 1)), int(rng.integers(k0, k1 + 1)))
+
+    def as_array(self) -> np.ndarray:
+        """``float64[3]``: the values in field order, as the compiled bot reads them."""
+        return np.array(astuple(self), dtype=np.float64)
+
+
+DEFAULT_PARAMS = HeuristicParams()
+
+
 class HeuristicBot(Bot):
-    """Rule-based bot built on hand decomposition; deterministic."""
+    """Rule-based bot built on hand decomposition; deterministic.
+
+    ``params``: its thresholds (default: the shipped heuristic's).
+    """
 
     name = "heuristic"
+
+    def __init__(self, seed: int | None = None, params: HeuristicParams = DEFAULT_PARAMS) -> None:
+        super().__init__(seed)
+        self.params = params
 
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
         if view.phase is Phase.SAM_DECISION:
@@ -105,7 +157,7 @@ class HeuristicBot(Bot):
         if not candidates:
             return _cheapest_rest(counts, plays, with_two)
         # An opponent holding c cards goes out at once on a lead of c cards that it can beat.
-        risky = {n for n in _opponent_cards(view) if n <= CRITICAL_CARDS}
+        risky = {n for n in _opponent_cards(view) if n <= self.params.critical_cards}
         if risky:
             other = [a for a in candidates if COMBOS[a].size not in risky]
             if not other:
@@ -134,7 +186,8 @@ class HeuristicBot(Bot):
         if chops:
             return min(chops, key=lambda a: COMBOS[a].key)
         shortest = min(_opponent_cards(view))
-        if shortest <= CRITICAL_CARDS and COMBOS[view.table_combo].kind == Kind.SINGLE:
+        p = self.params
+        if shortest <= p.critical_cards and COMBOS[view.table_combo].kind == Kind.SINGLE:
             return max(plays, key=lambda a: COMBOS[a].key)
         unseen = _unseen_counts(view)
         possible = beaters(unseen, view.rules, max(_opponent_cards(view)))
@@ -142,7 +195,7 @@ class HeuristicBot(Bot):
         responders = beaters(unseen, view.rules, max(answering)) if answering else None
         now = plan_cost(counts, with_two)
         # Once an opponent is getting short, passing lets it run through the trick: stay in.
-        best, gain = PASS, (-math.inf if shortest <= CONTEST_CARDS else FOLLOW_GAIN)
+        best, gain = PASS, (-math.inf if shortest <= p.contest_cards else p.follow_gain)
         for a in sorted(plays, key=lambda a: COMBOS[a].key):
             rest = counts_after(counts, a)
             takes_trick = responders is None or not beatable(a, responders)

@@ -26,6 +26,7 @@ from sam_env.core import N_COMBOS, Kind, Phase, RuleConfig
 from sam_env.core.cards import N_RANKS
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM, PASS
 from sam_env.core.rules import CARDS_PER_HAND
+from sam_env.encoding import ENCODING_VERSIONS, observation_size
 from sam_env.vector.tables import (
     O_CARDS_LEFT,
     O_HAND,
@@ -34,13 +35,12 @@ from sam_env.vector.tables import (
     O_PHASE,
     O_RESPONSIBLE,
     O_SAM_DECLARER,
-    O_SIZE,
     O_TABLE_PLAY,
     O_UNSEEN,
     observation_offsets,
 )
 
-from .bot import CONTEST_CARDS, CRITICAL_CARDS, FOLLOW_GAIN
+from .bot import DEFAULT_PARAMS, HeuristicParams
 from .kernels import (
     ComboTables,
     beatable,
@@ -79,7 +79,7 @@ def _allowed_plays(mask: np.ndarray, code: int, responsible: bool, T: ComboTable
 
 
 @njit(cache=True)
-def _lead(code, unseen, plays, opponents, T: ComboTables, memo_cost, memo_first) -> int:
+def _lead(code, unseen, plays, opponents, T: ComboTables, memo_cost, memo_first, critical) -> int:
     kind, key, size, only_twos, reserve, cost, need_code = (
         T.kind,
         T.key,
@@ -126,15 +126,15 @@ def _lead(code, unseen, plays, opponents, T: ComboTables, memo_cost, memo_first)
         return best
     candidates = candidates[:n]
     # An opponent holding m cards goes out at once on a lead of m cards that it can beat.
-    risky = np.zeros(CRITICAL_CARDS + 1, dtype=np.bool_)
+    risky = np.zeros(critical + 1, dtype=np.bool_)
     for m in opponents:
-        if m <= CRITICAL_CARDS:
+        if m <= critical:
             risky[m] = True
     if risky.any():
         other = np.empty(n, dtype=np.int64)
         k = 0
         for a in candidates:
-            if not (size[a] <= CRITICAL_CARDS and risky[size[a]]):
+            if not (size[a] <= critical and risky[size[a]]):
                 other[k] = a
                 k += 1
         if k == 0:
@@ -175,7 +175,10 @@ def _sure_finish(rest, possible, T: ComboTables, memo_cost, memo_first) -> bool:
 
 
 @njit(cache=True)
-def _follow(code, unseen, mask, responsible, table, opponents, answering, T: ComboTables, memo_cost, memo_first) -> int:
+def _follow(
+    code, unseen, mask, responsible, table, opponents, answering, T: ComboTables, memo_cost, memo_first, params
+) -> int:
+    follow_gain, contest, critical = params[0], int(params[1]), int(params[2])
     kind, key, only_twos, need_code, twos_chopped = T.kind, T.key, T.only_twos, T.need_code, T.twos_chopped
     allowed = _allowed_plays(mask, code, responsible, T)
     plays = np.empty(allowed.size, dtype=np.int64)
@@ -199,7 +202,7 @@ def _follow(code, unseen, mask, responsible, table, opponents, answering, T: Com
     if chop >= 0:
         return chop
     shortest = opponents.min()
-    if shortest <= CRITICAL_CARDS and kind[table] == SINGLE:
+    if shortest <= critical and kind[table] == SINGLE:
         best = plays[0]
         for a in plays:
             if key[a] > key[best]:
@@ -208,7 +211,7 @@ def _follow(code, unseen, mask, responsible, table, opponents, answering, T: Com
     possible = beaters(unseen, opponents.max(), T)
     responders = beaters(unseen, answering.max(), T) if answering.size else np.zeros(0, dtype=np.bool_)
     now = plan_cost(code, T, memo_cost, memo_first)
-    best, gain = PASS, (-np.inf if shortest <= CONTEST_CARDS else FOLLOW_GAIN)
+    best, gain = PASS, (-np.inf if shortest <= contest else follow_gain)
     for a in plays[np.argsort(key[plays], kind="mergesort")]:
         rest = code - need_code[a]
         takes_trick = answering.size == 0 or not beatable(a, responders, T)
@@ -221,8 +224,11 @@ def _follow(code, unseen, mask, responsible, table, opponents, answering, T: Com
 
 
 @njit(cache=True)
-def _decide(obs: np.ndarray, mask: np.ndarray, L: np.ndarray, T: ComboTables, memo_cost: Dict, memo_first: Dict) -> int:
-    """HeuristicBot.act for the seat whose observation is ``obs`` (it is relative seat 0)."""
+def _decide(
+    obs: np.ndarray, mask: np.ndarray, L: np.ndarray, T: ComboTables, memo_cost: Dict, memo_first: Dict, params
+) -> int:
+    """HeuristicBot.act for the seat whose observation is ``obs`` (it is relative seat 0); ``params``:
+    :meth:`~.bot.HeuristicParams.as_array`."""
     n_players = L[O_OUT] - L[O_PASSED]
     code, unseen = read_code(obs, L[O_HAND]), read_code(obs, L[O_UNSEEN])
     phase = np.argmax(obs[L[O_PHASE] : L[O_PHASE] + N_PHASES])
@@ -265,9 +271,9 @@ def _decide(obs: np.ndarray, mask: np.ndarray, L: np.ndarray, T: ComboTables, me
     responsible = obs[L[O_RESPONSIBLE]] > 0.5
     if table < 0:
         plays = _allowed_plays(mask, code, responsible, T)
-        return _lead(code, unseen, plays, opponents[:n_opp], T, memo_cost, memo_first)
+        return _lead(code, unseen, plays, opponents[:n_opp], T, memo_cost, memo_first, int(params[2]))
     return _follow(
-        code, unseen, mask, responsible, table, opponents[:n_opp], answering[:n_ans], T, memo_cost, memo_first
+        code, unseen, mask, responsible, table, opponents[:n_opp], answering[:n_ans], T, memo_cost, memo_first, params
     )
 
 
@@ -280,10 +286,11 @@ def decide_all(
     T: ComboTables,
     memo_cost: Dict,
     memo_first: Dict,
+    params: np.ndarray,
 ) -> None:
     """``out[i]``: the move for row ``i`` of a batch (the kernel :class:`BatchedHeuristic` calls)."""
     for i in range(out.size):
-        out[i] = _decide(observations[i], masks[i], L, T, memo_cost, memo_first)
+        out[i] = _decide(observations[i], masks[i], L, T, memo_cost, memo_first, params)
 
 
 class BatchedHeuristic:
@@ -292,13 +299,17 @@ class BatchedHeuristic:
     ``policy(observations, action_masks) -> actions`` takes ``float32[k, obs_dim]`` and
     ``bool[k, N_ACTIONS]`` (each row one seat's own observation, as ``VectorEnv`` gives them) and
     returns ``int64[k]``. Deterministic, like the bot; the instance keeps the memo of hand splits,
-    which is bounded: there are 1,032,760 hands of at most 10 cards.
+    which is bounded: there are 1,032,760 hands of at most 10 cards. ``params``: its thresholds
+    (:class:`~.bot.HeuristicParams`; default the shipped heuristic's). Observations of any encoding version
+    are read (every version starts with version 1's blocks, which are all it reads).
     """
 
-    def __init__(self, rules: RuleConfig | None = None) -> None:
+    def __init__(self, rules: RuleConfig | None = None, params: HeuristicParams = DEFAULT_PARAMS) -> None:
         self.rules = rules or RuleConfig()
+        self.params = params
+        self._params = params.as_array()
         self._layout = observation_offsets(self.rules.n_players)
-        self._obs_size = int(self._layout[O_SIZE])
+        self._sizes = sorted({observation_size(self.rules.n_players, v) for v in ENCODING_VERSIONS})
         self._tables = combo_tables(self.rules)
         self._memo_cost = Dict.empty(key_type=types.int64, value_type=types.float64)
         self._memo_first = Dict.empty(key_type=types.int64, value_type=types.int64)
@@ -306,13 +317,14 @@ class BatchedHeuristic:
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs = np.ascontiguousarray(observations, dtype=np.float32)
         masks = np.ascontiguousarray(action_masks, dtype=np.bool_)
-        if obs.ndim != 2 or obs.shape[1] != self._obs_size or masks.shape != (len(obs), N_COMBOS):
+        if obs.ndim != 2 or obs.shape[1] not in self._sizes or masks.shape != (len(obs), N_COMBOS):
+            sizes = " or ".join(map(str, self._sizes))
             raise ValueError(
-                f"expected observations float32[k, {self._obs_size}] and action masks bool[k, {N_COMBOS}] "
+                f"expected observations float32[k, {sizes}] and action masks bool[k, {N_COMBOS}] "
                 f"for {self.rules.n_players} seats, got {obs.shape} and {masks.shape}"
             )
         if not masks.any(axis=1).all():
             raise ValueError("every row of action_masks needs at least one legal action")
         out = np.empty(len(obs), dtype=np.int64)
-        decide_all(obs, masks, out, self._layout, self._tables, self._memo_cost, self._memo_first)
+        decide_all(obs, masks, out, self._layout, self._tables, self._memo_cost, self._memo_first, self._params)
         return out

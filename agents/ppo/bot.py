@@ -22,6 +22,8 @@ import numpy as np
 
 from sam_env.bot import Bot
 from sam_env.core import SeatView
+from sam_env.encoding import ENCODING_VERSIONS, observation_size
+from sam_env.move_features import legal_pairs, move_features
 
 from .checkpoint import CheckpointError, PolicyArch, PolicyCheckpoint, load_policy
 
@@ -71,6 +73,21 @@ class PPOBot(Bot):
         out = PolicyArch.POLICY.out
         self._out = (t[f"{out}.weight"], t[f"{out}.bias"])
         self._activation = arch.activation_fn.numpy
+        self.encoding_version = checkpoint.encoding_version
+        """The observation encoding the network reads: a table must encode it or a later version (whose
+        observations start with this one's; the bot reads that prefix)."""
+        self._readable = {observation_size(self.n_players, v) for v in ENCODING_VERSIONS if v >= self.encoding_version}
+        self._move = None
+        if arch.move_head:  # the move head's first layer split into its hidden-layer and move-feature columns
+            weight = t[f"{PolicyArch.MOVE_NET}.weight"]
+            width = arch.pi[-1]
+            self._move = (
+                np.ascontiguousarray(weight[:, :width]),
+                np.ascontiguousarray(weight[:, width:]),
+                t[f"{PolicyArch.MOVE_NET}.bias"],
+                t[f"{PolicyArch.MOVE_OUT}.weight"][0],
+                t[f"{PolicyArch.MOVE_OUT}.bias"][0],
+            )
         if name is not None:
             self.name = name
 
@@ -93,40 +110,61 @@ class PPOBot(Bot):
         """A bot shipped in ``agents/pretrained`` by name (``label``: its name in reports, default ``name``)."""
         return cls(pretrained_checkpoint(name), seed=seed, deterministic=deterministic, name=label or name)
 
-    def logits(self, observation: np.ndarray) -> np.ndarray:
-        """Unmasked action logits for one observation vector (the actor of the SB3 policy)."""
-        h = np.asarray(observation, dtype=np.float32)
+    def logits(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
+        """Unmasked action logits for one observation vector (the actor of the SB3 policy); with a
+        move-scoring head, the legal moves' (``action_mask``) include their scores."""
+        if self._move is not None:
+            masks = None if action_mask is None else np.asarray(action_mask)[None, :]
+            return self.batch_logits(np.asarray(observation)[None, :], masks)[0]
+        h = np.asarray(observation, dtype=np.float32)[: self.obs_size]
         for weight, bias in self._hidden:
             h = self._activation(weight @ h + bias)
         weight, bias = self._out
         return weight @ h + bias
 
-    def batch_logits(self, observations: np.ndarray) -> np.ndarray:
+    def batch_logits(self, observations: np.ndarray, action_masks: np.ndarray | None = None) -> np.ndarray:
         """``float[k, 201]``: :meth:`logits` of ``k`` observation rows in one pass of matrix products
         (what search rollouts need: one call for every table of a :class:`~sam_env.vector.VectorEnv`)."""
-        h = np.asarray(observations, dtype=np.float32)
+        observations = np.asarray(observations, dtype=np.float32)
+        h = observations[:, : self.obs_size]
         for weight, bias in self._hidden:
             h = self._activation(h @ weight.T + bias)
         weight, bias = self._out
-        return h @ weight.T + bias
+        z = h @ weight.T + bias
+        if self._move is None:
+            return z
+        if action_masks is None:
+            raise ValueError(f"{self.name}: a network with a move-scoring head needs the action masks")
+        rows, actions = legal_pairs(action_masks)
+        from_hidden, from_move, bias, out_weight, out_bias = self._move
+        moves = move_features(observations[rows], actions)
+        hidden = self._activation(h[rows] @ from_hidden.T + moves @ from_move.T + bias)
+        z[rows, actions] += hidden @ out_weight + out_bias
+        return z
 
     def best_actions(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``int64[k]``: each row's most probable legal action — the network as a deterministic
         batched policy (:mod:`sam_env.vector.learner_tables`)."""
-        z = np.where(action_masks, self.batch_logits(observations), -np.inf)
+        z = np.where(action_masks, self.batch_logits(observations, action_masks), -np.inf)
         return np.argmax(z, axis=1)
+
+    def reads(self, size: int) -> bool:
+        """Whether an observation vector of ``size`` numbers is one the network reads: of its encoding version,
+        or of a later one, whose first numbers are its version's."""
+        return size in self._readable
 
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
         vector = observation["observation"]
-        if vector.shape != (self.obs_size,):
+        if vector.ndim != 1 or not self.reads(vector.shape[0]):
             raise ValueError(
                 f"{self.name}: observation of shape {vector.shape}, but the policy was trained on "
-                f"({self.obs_size},) — a {self.n_players}-player table"
+                f"({self.obs_size},) — a {self.n_players}-player table, observation encoding version "
+                f"{self.encoding_version} (or a later version)"
             )
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:
             raise ValueError(f"seat {view.seat} was asked to act with an empty action mask")
-        z = self.logits(vector)[legal]
+        z = self.logits(vector, observation["action_mask"])[legal]
         if self.deterministic:
             return int(legal[int(np.argmax(z))])
         p = np.exp(z - z.max())

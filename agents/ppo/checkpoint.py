@@ -5,7 +5,8 @@ tensors) and ``<stem>.json`` (metadata). Loading never unpickles anything — sa
 arrays, JSON only data — so a checkpoint downloaded from anywhere cannot run code.
 
 The metadata records what the weights only make sense with: the observation encoding version and
-its fingerprint (:func:`sam_env.encoding.fingerprint`: layout, action table, scaling), the number
+its fingerprint (:func:`sam_env.encoding.fingerprint`: layout, action table, scaling; a checkpoint of
+any version this sam-env encodes loads, and whatever seats it gives it that version), the number
 of actions, the observation shape, the rules (their seat count fixes the observation
 layout), the network architecture (enough to rebuild the network without the training code), the
 training configuration, and the SHA-256 of the weights file, so that a file swapped, edited or cut
@@ -26,8 +27,8 @@ import numpy as np
 from safetensors import SafetensorError
 from safetensors.numpy import load_file, save_file
 
-from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig, RuleConfigError, encoding
-from sam_env.encoding import observation_size
+from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig, RuleConfigError, encoding, move_features
+from sam_env.encoding import ENCODING_VERSIONS, observation_size
 
 FORMAT = "sam-env-policy"
 FORMAT_VERSION = 1
@@ -74,7 +75,15 @@ class PolicyArch:
     """The shape of a MaskablePPO actor-critic: hidden layer sizes of each head and their activation.
 
     The features extractor is SB3's ``Flatten`` (the observation is already a flat vector), so this
-    plus the observation size and the action count determine every tensor of the state dict. The
+    plus the observation size and the action count determine every tensor of the state dict.
+
+    ``move_head`` (0: none, the SB3 layout) adds a move-scoring head beside the logits, as DouZero scores
+    its actions: each legal move's features (:mod:`sam_env.move_features`: what it plays, what it leaves
+    in hand, its kind, key and size) and the policy's last hidden layer go through one hidden layer of
+    ``move_head`` units (``move_net``) to a score (``move_out``) added to that move's logit. Moves that
+    share cards or structure then share what is learned about them, where the 201 logits learn each
+    action apart. SB3 cannot build it; the numpy player, the torch network and the search's compiled
+    network all do. The
     record also holds the tensor names (:attr:`POLICY`, :attr:`VALUE`, :meth:`hidden_layers`) and the
     activation (:attr:`activation_fn`) that every implementation of the network is built from: the
     numpy player (:mod:`.bot`), the torch module (:mod:`.network`: the batched and RLlib trainers),
@@ -84,8 +93,11 @@ class PolicyArch:
     pi: tuple[int, ...]
     vf: tuple[int, ...]
     activation: str
+    move_head: int = 0
 
     POLICY: ClassVar[Head] = Head("pi", "mlp_extractor.policy_net", "action_net")
+    MOVE_NET: ClassVar[str] = "move_net"
+    MOVE_OUT: ClassVar[str] = "move_out"
     VALUE: ClassVar[Head] = Head("vf", "mlp_extractor.value_net", "value_net")
     HEADS: ClassVar[tuple[Head, Head]] = (POLICY, VALUE)
 
@@ -99,14 +111,22 @@ class PolicyArch:
             object.__setattr__(self, head, tuple(sizes))
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation = {self.activation!r} is not allowed; expected one of {list(ACTIVATIONS)}")
+        m = self.move_head
+        if isinstance(m, bool) or not isinstance(m, int) or m < 0:
+            raise ValueError(f"move_head = {m!r} must be an int >= 0 (units of the move-scoring head; 0: none)")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"net_arch": {"pi": list(self.pi), "vf": list(self.vf)}, "activation": self.activation}
+        """The record in a checkpoint's metadata (``move_head`` only where there is one: SB3's layout otherwise)."""
+        out: dict[str, Any] = {"net_arch": {"pi": list(self.pi), "vf": list(self.vf)}, "activation": self.activation}
+        if self.move_head:
+            out["move_head"] = self.move_head
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PolicyArch:
         arch = data["net_arch"]
-        return cls(pi=tuple(arch["pi"]), vf=tuple(arch["vf"]), activation=data["activation"])
+        move_head = data.get("move_head", 0)
+        return cls(pi=tuple(arch["pi"]), vf=tuple(arch["vf"]), activation=data["activation"], move_head=move_head)
 
     @property
     def activation_fn(self) -> Activation:
@@ -127,6 +147,11 @@ class PolicyArch:
                 previous = size
             shapes[f"{head.out}.weight"] = (out_size, previous)
             shapes[f"{head.out}.bias"] = (out_size,)
+        if self.move_head:
+            shapes[f"{self.MOVE_NET}.weight"] = (self.move_head, self.pi[-1] + move_features.N_FEATURES)
+            shapes[f"{self.MOVE_NET}.bias"] = (self.move_head,)
+            shapes[f"{self.MOVE_OUT}.weight"] = (1, self.move_head)
+            shapes[f"{self.MOVE_OUT}.bias"] = (1,)
         return shapes
 
 
@@ -151,6 +176,11 @@ class PolicyCheckpoint:
     def obs_size(self) -> int:
         return int(self.metadata["observation_shape"][0])
 
+    @property
+    def encoding_version(self) -> int:
+        """The observation encoding the policy was trained on: a table must encode it, or a later version."""
+        return int(self.metadata["encoding_version"])
+
     @classmethod
     def in_memory(cls, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any], source: str) -> PolicyCheckpoint:
         """Validate weights that never touched the disk (the self-play snapshots of a training run)."""
@@ -161,21 +191,29 @@ class PolicyCheckpoint:
 
 
 def policy_metadata(
-    rules: RuleConfig, arch: PolicyArch, training: Mapping[str, Any] | None = None, **extra: Any
+    rules: RuleConfig,
+    arch: PolicyArch,
+    training: Mapping[str, Any] | None = None,
+    *,
+    encoding_version: int = ENCODING_VERSION,
+    **extra: Any,
 ) -> dict[str, Any]:
-    """The metadata of a policy for ``rules`` (``extra``: e.g. the run name and step count)."""
-    return {
+    """The metadata of a policy for ``rules`` trained on observations of ``encoding_version`` (``extra``:
+    e.g. the run name and step count). A move-scoring head records its features' fingerprint."""
+    n = rules.n_players
+    meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "encoding_version": ENCODING_VERSION,
-        "fingerprint": encoding.fingerprint(rules.n_players),
+        "encoding_version": encoding_version,
+        "fingerprint": encoding.fingerprint(n, encoding_version),
         "n_actions": N_ACTIONS,
-        "observation_shape": [observation_size(rules.n_players)],
+        "observation_shape": [observation_size(n, encoding_version)],
         "rules": rules.to_dict(),
         "policy": {"algorithm": "MaskablePPO", "class": "MaskableActorCriticPolicy", **arch.to_dict()},
-        "training": dict(training or {}),
-        **extra,
     }
+    if arch.move_head:
+        meta["move_features"] = {"version": move_features.FEATURES_VERSION, "fingerprint": move_features.fingerprint()}
+    return {**meta, "training": dict(training or {}), **extra}
 
 
 def checkpoint_files(path: str | Path) -> tuple[Path, Path]:
@@ -332,11 +370,12 @@ def _check_metadata(metadata: dict[str, Any], source: str) -> None:
             f"{source}: format {metadata.get('format')!r} version {metadata.get('format_version')!r}; "
             f"expected {FORMAT!r} version {FORMAT_VERSION}"
         )
-    if metadata.get("encoding_version") != ENCODING_VERSION:
+    version = metadata.get("encoding_version")
+    if isinstance(version, bool) or version not in ENCODING_VERSIONS:
         raise CheckpointError(
-            f"{source}: the policy was trained on observation encoding version "
-            f"{metadata.get('encoding_version')!r}, but this sam-env encodes version {ENCODING_VERSION}; "
-            "its inputs would mean something else (retrain, or use the sam-env release it was made with)"
+            f"{source}: the policy was trained on observation encoding version {version!r}, but this sam-env "
+            f"encodes versions {list(ENCODING_VERSIONS)}; its inputs would mean something else (retrain, or use "
+            "the sam-env release it was made with)"
         )
     if metadata.get("n_actions") != N_ACTIONS:
         raise CheckpointError(
@@ -345,21 +384,30 @@ def _check_metadata(metadata: dict[str, Any], source: str) -> None:
         )
     try:
         rules = RuleConfig.from_dict(metadata.get("rules"))
-        PolicyArch.from_dict(metadata.get("policy") or {})
+        arch = PolicyArch.from_dict(metadata.get("policy") or {})
     except (RuleConfigError, ValueError, KeyError, TypeError) as err:
         raise CheckpointError(f"{source}: bad rules or policy architecture in the metadata: {err}") from None
-    expected = [observation_size(rules.n_players)]
+    expected = [observation_size(rules.n_players, version)]
     if metadata.get("observation_shape") != expected:
         raise CheckpointError(
             f"{source}: observation shape {metadata.get('observation_shape')!r}, but a {rules.n_players}-player "
-            f"table observes {expected}"
+            f"table observes {expected} in the encoding the metadata names (trained on observation encoding "
+            f"version {version})"
         )
-    expected_fingerprint = encoding.fingerprint(rules.n_players)
+    if arch.move_head:
+        found = (metadata.get("move_features") or {}).get("fingerprint")
+        if found != move_features.fingerprint():
+            raise CheckpointError(
+                f"{source}: its move-scoring head reads move features with fingerprint {found!r}, but this sam-env "
+                f"computes {move_features.fingerprint()!r} (version {move_features.FEATURES_VERSION}); retrain it"
+            )
+    expected_fingerprint = encoding.fingerprint(rules.n_players, version)
     if metadata.get("fingerprint") != expected_fingerprint:
         found = metadata.get("fingerprint")
         raise CheckpointError(
             f"{source}: the policy was trained on an encoding with fingerprint {found!r}, but this sam-env's "
-            f"observation layout, action table and scaling for {rules.n_players} players have fingerprint "
+            f"observation layout (version {version}), action table and scaling for {rules.n_players} players have "
+            "fingerprint "
             f"{expected_fingerprint!r}; its inputs or actions would mean something else (retrain, or use the "
             "sam-env release it was made with)"
             + ("" if found is not None else f"; one saved before fingerprints existed: {MIGRATE}")

@@ -8,6 +8,9 @@ batched trainer (:mod:`sam_env.training.batched.network`) and the RLlib module (
 are built with it; the numpy player (:mod:`.bot`) and SB3's policy (:mod:`.sb3`) read the same names,
 and ``tests/agents/test_network.py`` holds all of them to the same outputs.
 
+A network with a move-scoring head (``PolicyArch.move_head``) is SB3's layout plus ``move_net`` and
+``move_out``: its logits need the action mask (the head scores the legal moves), which every caller has.
+
 torch is imported here; playing and evaluating bots (numpy only) never import this module.
 """
 
@@ -20,11 +23,38 @@ import numpy as np
 import torch
 from torch import nn
 
+from sam_env import move_features as features
+
 from .checkpoint import ACTIVATIONS, PolicyArch, PolicyCheckpoint
 
-INIT_GAINS = {"mlp_extractor": math.sqrt(2), "action_net": 0.01, "value_net": 1.0}
+INIT_GAINS = {"mlp_extractor": math.sqrt(2), "action_net": 0.01, "value_net": 1.0, "move_net": math.sqrt(2)}
+INIT_GAINS["move_out"] = 0.01
 """SB3's orthogonal initialisation: √2 in the hidden layers, 0.01 for the action logits (so the
-untrained policy is near uniform over the legal moves), 1 for the value."""
+untrained policy is near uniform over the legal moves), 1 for the value; the move-scoring head as a
+hidden layer and a logit."""
+
+
+class MoveFeatures(nn.Module):
+    """:func:`sam_env.move_features.move_features` in torch, for (row, action) pairs of a batch: the same numbers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # buffers, not parameters, and not in the state dict: the tables are the combination table's
+        self.register_buffer("fixed", torch.from_numpy(features.FIXED.copy()), persistent=False)
+        self.register_buffer("needs", torch.from_numpy(features.NEEDS.astype("float32")), persistent=False)
+        self.register_buffer("levels", torch.arange(4, dtype=torch.float32), persistent=False)
+        self.hand_after = features.OFFSETS["hand_after"]
+        self.cards_left = features.OFFSETS["cards_left"]
+
+    def forward(self, obs: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        hand = obs[:, features.HAND_AT : features.HAND_AT + features.UNARY].reshape(len(obs), -1, 4).sum(dim=-1)
+        after = hand[rows] - self.needs[actions]
+        out = self.fixed[actions].clone()
+        unary = (after[:, :, None] > self.levels).flatten(1).float()
+        out[:, self.hand_after : self.hand_after + features.UNARY] = unary
+        left = after.sum(dim=-1).long()
+        out[torch.arange(len(actions), device=obs.device), self.cards_left + left] = 1.0
+        return out
 
 
 def mlp(sizes: tuple[int, ...], inputs: int, activation: str) -> nn.Sequential:
@@ -54,6 +84,12 @@ class ActorCritic(nn.Module):
         self.action_net = nn.Linear(arch.pi[-1], n_actions)
         if critic:
             self.value_net = nn.Linear(arch.vf[-1], 1)
+        self.obs_size = obs_size
+        if arch.move_head:
+            self.move_features = MoveFeatures()
+            self.move_net = nn.Linear(arch.pi[-1] + features.N_FEATURES, arch.move_head)
+            self.move_out = nn.Linear(arch.move_head, 1)
+            self.move_activation = getattr(nn, ACTIVATIONS[arch.activation].torch)()
 
     @classmethod
     def fresh(cls, arch: PolicyArch, obs_size: int, n_actions: int) -> ActorCritic:
@@ -75,14 +111,28 @@ class ActorCritic(nn.Module):
     def init_like_sb3(self) -> None:
         """Orthogonal weights with SB3's gains (:data:`INIT_GAINS`), zero biases, module by module."""
         for name, gain in INIT_GAINS.items():
+            if not hasattr(self, name):  # no critic, no move head
+                continue
             for layer in getattr(self, name).modules():
                 if isinstance(layer, nn.Linear):
                     nn.init.orthogonal_(layer.weight, gain=gain)
                     nn.init.zeros_(layer.bias)
 
-    def logits(self, obs: torch.Tensor) -> torch.Tensor:
-        """Unmasked action logits."""
-        return self.action_net(self.mlp_extractor.policy_net(obs))
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Unmasked action logits; with a move-scoring head, the legal moves' (``mask``) include their scores.
+
+        ``obs`` may be a later encoding version's observation: the network reads the prefix it was trained on.
+        """
+        h = self.mlp_extractor.policy_net(obs[:, : self.obs_size])
+        z = self.action_net(h)
+        if not self.arch.move_head:
+            return z
+        if mask is None:
+            raise ValueError("a network with a move-scoring head needs the action mask: it scores the legal moves")
+        rows, actions = mask.nonzero(as_tuple=True)
+        moves = self.move_features(obs, rows, actions)
+        hidden = self.move_activation(self.move_net(torch.cat([h[rows], moves], dim=-1)))
+        return z.index_put((rows, actions), self.move_out(hidden).squeeze(-1), accumulate=True)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.value_net(self.mlp_extractor.value_net(obs)).squeeze(-1)

@@ -32,6 +32,11 @@ def build_policy(checkpoint: PolicyCheckpoint) -> MaskableActorCriticPolicy:
     torch and sb3-contrib are imported here rather than at the top so that playing and evaluating
     bots (numpy only) does not pay for importing them.
     """
+    if checkpoint.arch.move_head:
+        raise ValueError(
+            f"{checkpoint.source}: SB3's MaskableActorCriticPolicy has no move-scoring head (move_head = "
+            f"{checkpoint.arch.move_head}); play it with PPOBot, train it with sam_env.agents.ppo.network.ActorCritic"
+        )
     import gymnasium as gym
     import torch
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy

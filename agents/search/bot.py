@@ -135,6 +135,7 @@ class SearchBot(Bot):
         )
         self.network = PPOBot(checkpoint)
         """The network as a bot of its own (``network.checkpoint``: its weights)."""
+        self.encoding_version = checkpoint.encoding_version
         self.n_players = checkpoint.rules.n_players
         """The only table size the network can play."""
         self.last: SearchResult | None = None
@@ -210,6 +211,12 @@ class SearchBot(Bot):
 
     def _point(self, observation: Mapping[str, np.ndarray], view: SeatView) -> DecisionPoint:
         self._point_rules(view)
+        size = np.shape(observation["observation"])[-1]
+        if not self.network.reads(size):
+            raise ValueError(
+                f"{self.name}: an observation of {size} numbers, but the network reads observation encoding "
+                f"version {self.network.encoding_version} ({self.network.obs_size} numbers) or a later version"
+            )
         return DecisionPoint.of(observation, view)
 
     def _point_rules(self, view: SeatView) -> None:

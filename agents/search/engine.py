@@ -110,6 +110,8 @@ class BatchedSearch:
         if not isinstance(checkpoint, PolicyCheckpoint):
             raise TypeError(f"checkpoint must be a PolicyCheckpoint, got {type(checkpoint).__name__}")
         self.network = CompiledNetwork(checkpoint)
+        self.encoding_version = checkpoint.encoding_version
+        """The observations the playout tables write: the network's encoding (other models read their prefix)."""
         self.n_players = checkpoint.rules.n_players
         """The only table size the network can play."""
         if isinstance(opponent_models, str):
@@ -125,8 +127,9 @@ class BatchedSearch:
         ``opponent_models[m - 1]`` (built at first use, and again if the rules change)."""
         if self._rules != rules:
             self._policies = (self.network, *(batched_policy(model, rules) for model in self.opponent_models))
-            self._rollouts = Playouts(self.max_tables, rules)
-            self._replayer = Playouts(self.max_tables, rules) if self.proposals else None
+            version = self.encoding_version
+            self._rollouts = Playouts(self.max_tables, rules, encoding_version=version)
+            self._replayer = Playouts(self.max_tables, rules, encoding_version=version) if self.proposals else None
             self._rules = rules
         return self._policies
 
@@ -318,7 +321,7 @@ class BatchedSearch:
         """Every replayed deal must give the seat the observation it has: the sampled deals and the
         replay are wrong otherwise, and so would every value be."""
         replayed = play.observe(tables)[tables]
-        expected = np.stack([p.observation for p in points])[dec]
+        expected = np.stack([p.observation for p in points])[dec][:, : replayed.shape[1]]  # a later version's: prefix
         differs = np.flatnonzero((replayed != expected).any(axis=0))
         if differs.size:
             sizes = observation_layout(self.n_players)

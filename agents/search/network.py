@@ -22,7 +22,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..ppo.checkpoint import PolicyCheckpoint
+from sam_env.core.rules import CARDS_PER_HAND
+from sam_env.encoding import UNARY
+from sam_env.move_features import FIXED, HAND_AT, NEEDS, OFFSETS
+
+from ..ppo.checkpoint import PolicyArch, PolicyCheckpoint
 
 ROW_BLOCK = 4
 """Rows of :func:`dense_layer`'s block (the hidden activations are padded to a multiple of it)."""
@@ -107,7 +111,7 @@ def first_layer(x, rows, weight_t, prefix, bias, kind, out):
                 for m in range(GROUP):
                     if xr[j + m] != 0.0:
                         add_row(acc, weight_t[j + m], xr[j + m])
-        for j in range(GROUP * prefix.shape[0], xr.shape[0]):
+        for j in range(GROUP * prefix.shape[0], weight_t.shape[0]):  # a later encoding's extra inputs: not read
             if xr[j] != 0.0:
                 add_row(acc, weight_t[j], xr[j])
         activate(acc, kind)
@@ -168,6 +172,51 @@ def legal_logits(x, weight, bias, masks, rows, out):
             out[i, a] = s + bias[a]
 
 
+@njit(cache=True, error_model="numpy", fastmath=FASTMATH)
+def add_move_scores(x, h, masks, rows, head, fixed, moved, needs, kind, out):
+    """Add the move-scoring head's score to each legal move's logit (``out``, from :func:`legal_logits`).
+
+    ``head = (from_hidden, bias, out_weight, out_bias)``: the head's first layer on the policy's last hidden
+    layer ``h``, and its output. A move's features are fixed columns (what the combination is: ``fixed[a]``,
+    that part of the first layer precomputed per action) and the hand after it (``moved``: the first layer's
+    rows of the ``hand_after`` unary bits, then of the ``cards_left`` one-hot), added row by row.
+    """
+    from_hidden, bias, out_weight, out_bias = head
+    m = bias.shape[0]
+    state = np.empty(m, dtype=np.float32)
+    acc = np.empty(m, dtype=np.float32)
+    counts = np.empty(13, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        xr, hr, mask = x[rows[i]], h[i], masks[rows[i]]
+        for k in range(m):
+            s = np.float32(0.0)
+            for j in range(hr.shape[0]):
+                s += from_hidden[k, j] * hr[j]
+            state[k] = s + bias[k]
+        for r in range(13):
+            c = 0
+            for j in range(GROUP):
+                c += xr[HAND_AT + GROUP * r + j] > 0.5
+            counts[r] = c
+        for a in range(mask.shape[0]):
+            if not mask[a]:
+                continue
+            for k in range(m):
+                acc[k] = state[k] + fixed[a, k]
+            left = 0
+            for r in range(13):
+                c = counts[r] - needs[a, r]
+                left += c
+                for j in range(c):
+                    add_row(acc, moved[GROUP * r + j], np.float32(1.0))
+            add_row(acc, moved[GROUP * 13 + left], np.float32(1.0))
+            activate(acc, kind)
+            s = np.float32(0.0)
+            for k in range(m):
+                s += acc[k] * out_weight[k]
+            out[i, a] += s + out_bias
+
+
 def prefix_sums(weight_t: np.ndarray) -> np.ndarray:
     """``float32[groups, GROUP + 1, width]``: per group of inputs, the sums of its first 0 … GROUP rows."""
     groups = weight_t.shape[0] // GROUP
@@ -210,13 +259,15 @@ class CompiledNetwork:
             np.ascontiguousarray(tensors["action_net.bias"], dtype=np.float32),
         )
         self._activation = _ACTIVATIONS[arch.activation]
+        self._move = _move_head(arch, tensors) if arch.move_head else None
 
     def logits(self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """``float32[k, 201]``: the logits of the legal moves of each row (``-inf`` at the others)."""
         observations = np.asarray(observations, dtype=np.float32)
-        if observations.ndim != 2 or observations.shape[1] != self.obs_size:
+        if observations.ndim != 2 or observations.shape[1] < self.obs_size:
             raise ValueError(
-                f"observations must have shape (k, {self.obs_size}) for {self.source}, got {observations.shape}"
+                f"observations must have shape (k, {self.obs_size}) for {self.source} (or a later encoding "
+                f"version's, longer), got {observations.shape}"
             )
         rows = np.arange(len(observations)) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
         padded = -(-len(rows) // ROW_BLOCK) * ROW_BLOCK
@@ -229,7 +280,11 @@ class CompiledNetwork:
             h = nxt
         weight, bias = self._out
         out = np.empty((len(rows), weight.shape[0]), dtype=np.float32)
-        legal_logits(h, weight, bias, np.asarray(masks, dtype=bool), rows, out)
+        masks = np.asarray(masks, dtype=bool)
+        legal_logits(h, weight, bias, masks, rows, out)
+        if self._move is not None:
+            head, fixed, moved = self._move
+            add_move_scores(observations, h, masks, rows, head, fixed, moved, NEEDS, self._activation, out)
         return out
 
     def best_actions(self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
@@ -237,3 +292,23 @@ class CompiledNetwork:
         return np.argmax(self.logits(observations, masks, rows), axis=1)
 
     __call__ = best_actions
+
+
+def _move_head(arch: PolicyArch, tensors: dict[str, np.ndarray]) -> tuple[tuple, np.ndarray, np.ndarray]:
+    """The move-scoring head's weights as :func:`add_move_scores` reads them."""
+    weight = np.asarray(tensors[f"{PolicyArch.MOVE_NET}.weight"], dtype=np.float32)
+    width = arch.pi[-1]
+    from_hidden, from_move = weight[:, :width], weight[:, width:]
+    head = (
+        np.ascontiguousarray(from_hidden),
+        np.ascontiguousarray(tensors[f"{PolicyArch.MOVE_NET}.bias"], dtype=np.float32),
+        np.ascontiguousarray(tensors[f"{PolicyArch.MOVE_OUT}.weight"][0], dtype=np.float32),
+        np.float32(tensors[f"{PolicyArch.MOVE_OUT}.bias"][0]),
+    )
+    fixed = np.ascontiguousarray(FIXED @ from_move.T, dtype=np.float32)
+    after, left = OFFSETS["hand_after"], OFFSETS["cards_left"]
+    moved = np.ascontiguousarray(
+        np.concatenate([from_move[:, after : after + UNARY].T, from_move[:, left : left + CARDS_PER_HAND + 1].T]),
+        dtype=np.float32,
+    )
+    return head, fixed, moved

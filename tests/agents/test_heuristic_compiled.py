@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sam_env.agents.heuristic.bot import HeuristicBot
+from sam_env.agents.heuristic.bot import DEFAULT_PARAMS, HeuristicBot, HeuristicParams
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
 from sam_env.evaluation.tournament import play_out
 
@@ -20,10 +20,10 @@ from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM
 from sam_env.vector.reference_check import random_rules
 
 
-def _compare(rules: RuleConfig, hands: int, seed: int) -> int:
+def _compare(rules: RuleConfig, hands: int, seed: int, params: HeuristicParams = DEFAULT_PARAMS) -> int:
     """Decisions compared over ``hands`` hands; fails on the first difference."""
     env = sam_env.env(rules=rules)
-    bot, batched = HeuristicBot(), BatchedHeuristic(rules)
+    bot, batched = HeuristicBot(params=params), BatchedHeuristic(rules, params)
     rng = np.random.default_rng(seed)
     decisions = 0
 
@@ -54,6 +54,42 @@ def test_same_moves_as_the_heuristic_bot_on_default_rules(n_players: int) -> Non
 def test_same_moves_as_the_heuristic_bot_on_random_rules(seed: int) -> None:
     rules = random_rules(np.random.default_rng(100 + seed))
     assert _compare(rules, hands=25, seed=seed) > 100
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_same_moves_as_the_heuristic_bot_with_random_parameters(seed: int) -> None:
+    params = HeuristicParams.random(np.random.default_rng(seed))
+    assert params != DEFAULT_PARAMS
+    assert _compare(RuleConfig(n_players=2 + seed), hands=25, seed=50 + seed, params=params) > 100
+
+
+def test_the_parameters_change_the_play_and_stay_in_their_ranges() -> None:
+    rng = np.random.default_rng(0)
+    drawn = [HeuristicParams.random(rng) for _ in range(200)]
+    for name, (low, high) in HeuristicParams.RANGES.items():
+        values = {getattr(p, name) for p in drawn}
+        assert min(values) >= low and max(values) <= high and len(values) > 2
+    venv = sam_env.VectorEnv(256, seed=1)
+    batch = venv.reset()
+    default, other = BatchedHeuristic(venv.rules), BatchedHeuristic(venv.rules, HeuristicParams(1.5, 3, 1))
+    differs = 0
+    for _ in range(60):
+        actions = default(batch.observation, batch.action_mask)
+        differs += int((other(batch.observation, batch.action_mask) != actions).sum())
+        batch = venv.step(actions)
+    assert differs > 0
+    with pytest.raises(ValueError, match="contest_cards = 12 must be in"):
+        HeuristicParams(contest_cards=12)
+
+
+def test_observations_of_every_encoding_version_are_read_alike() -> None:
+    one, two = sam_env.VectorEnv(64, seed=2), sam_env.VectorEnv(64, seed=2, encoding_version=2)
+    b1, b2 = one.reset(), two.reset()
+    policy = BatchedHeuristic(one.rules)
+    for _ in range(40):
+        actions = policy(b1.observation, b1.action_mask)
+        assert np.array_equal(policy(b2.observation, b2.action_mask), actions)
+        b1, b2 = one.step(actions), two.step(actions)
 
 
 def test_a_batch_gets_one_move_per_row_and_bad_shapes_are_refused() -> None:

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sam_env.agents.ppo.checkpoint import PolicyArch
+
+from sam_env.core.fields import is_int
+from sam_env.encoding import ENCODING_VERSIONS
+
 from ..config import OPPONENT_KINDS, MaskedPPOConfig, OpponentMix, refuse_panel_bots, require_field
 
 BATCHED_OPPONENTS = ("self_play", "random", "heuristic")
@@ -11,6 +16,8 @@ BATCHED_OPPONENTS = ("self_play", "random", "heuristic")
 each evaluated in batch."""
 DEVICES = ("cpu", "cuda", "auto")
 CRITICS = ("observation", "oracle")
+SAMPLINGS = ("mix", "pfsp")
+PFSP_WEIGHTINGS = ("hard", "variance", "uniform")
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,25 @@ class BatchedConfig(MaskedPPOConfig):
             narrower: then it is widened first, playing exactly as before (``sam_env.training.widen``).
         eval_opponents: bots the policy meets (n−1 copies each) in the evaluations every
             ``eval_every`` steps; the first one's result is shown on the progress bar.
+        encoding_version: the observation encoding the learner reads (``sam_env.encoding.ENCODING_VERSIONS``;
+            2 adds each opponent's declined plays). Frozen networks of an earlier version read its prefix;
+            ``init_from`` one of an earlier version starts with the new inputs weighted zero.
+        move_head: units of the move-scoring head beside the logits (``PolicyArch.move_head``; 0: none):
+            each legal move's features (what it plays and leaves in hand) are scored, as DouZero scores
+            its actions. A network starting from ``init_from`` without one gets it scoring 0.
+        opponent_sampling: how the seats that are not the learner's are drawn for each hand. ``mix``: by the
+            ``opponents`` weights, a snapshot uniformly from the pool. ``pfsp``: prioritized fictitious
+            self-play (AlphaStar's league): every opponent in the pool — each snapshot and fixed network,
+            the heuristic and its ``heuristic_variants``, greedy and random, those whose kind has a weight
+            in ``opponents`` — is drawn with its kind's weight (shared by its members) times
+            ``f(p)``, where ``p`` is the learner's recent rate of ending a hand with more money than it.
+        pfsp_weighting: ``f`` of ``pfsp``: ``hard`` (1 − p)², the opponents the learner does not beat yet;
+            ``variance`` p(1 − p), the ones it beats about half the time; ``uniform`` 1 (the weights alone).
+        pfsp_memory: how many of its latest results against an opponent its ``p`` weighs (an exponential
+            average: the learner changes, and so does what it beats).
+        heuristic_variants: with ``pfsp``, this many heuristics with thresholds drawn at random
+            (``HeuristicParams.random``, seeded by ``seed``) join the shipped one; their ranges are set by
+            what each threshold means, never tuned against the held-out panel.
     """
 
     trainer: str = "batched"
@@ -55,6 +81,16 @@ class BatchedConfig(MaskedPPOConfig):
     fixed_opponents: tuple[str, ...] = ()
     init_from: str | None = None
     eval_opponents: tuple[str, ...] = ("heuristic",)
+    encoding_version: int = 1
+    move_head: int = 0
+    opponent_sampling: str = "mix"
+    pfsp_weighting: str = "hard"
+    pfsp_memory: int = 2000
+    heuristic_variants: int = 0
+
+    @property
+    def arch(self) -> PolicyArch:
+        return PolicyArch(self.pi_layers, self.vf_layers, self.activation, self.move_head)
 
     def check(self) -> None:
         super().check()
@@ -62,11 +98,25 @@ class BatchedConfig(MaskedPPOConfig):
         self._require_number("learner_share", lambda v: 0 <= v <= 1, "a number in [0, 1]")
         require_field("device", self.device, self.device in DEVICES, f"one of {list(DEVICES)}")
         require_field("critic", self.critic, self.critic in CRITICS, f"one of {list(CRITICS)}")
-        weights = self.opponents.weights()
-        batched_ok = not any(weights[k] for k in OPPONENT_KINDS if k not in BATCHED_OPPONENTS)
+        version = self.encoding_version
+        ok = is_int(version) and version in ENCODING_VERSIONS
+        require_field("encoding_version", version, ok, f"one of {list(ENCODING_VERSIONS)}")
+        self._require_int("move_head", 0, "an int >= 0 (units of the move-scoring head; 0: none)")
+        sampling = self.opponent_sampling
+        require_field("opponent_sampling", sampling, sampling in SAMPLINGS, f"one of {list(SAMPLINGS)}")
+        weighting = self.pfsp_weighting
+        require_field("pfsp_weighting", weighting, weighting in PFSP_WEIGHTINGS, f"one of {list(PFSP_WEIGHTINGS)}")
+        self._require_int("pfsp_memory", 1, "an int > 0 (results)")
+        self._require_int("heuristic_variants", 0, "an int >= 0")
+        pfsp = sampling == "pfsp"
         require_field(
-            "opponents", weights, batched_ok, f"with trainer: batched, weights for {list(BATCHED_OPPONENTS)} only"
+            "heuristic_variants", self.heuristic_variants, pfsp or not self.heuristic_variants, "0 unless pfsp"
         )
+        weights = self.opponents.weights()
+        kinds = (*BATCHED_OPPONENTS, "greedy") if pfsp else BATCHED_OPPONENTS
+        batched_ok = not any(weights[k] for k in OPPONENT_KINDS if k not in kinds)
+        where = "" if pfsp else " (greedy too with opponent_sampling: pfsp)"
+        require_field("opponents", weights, batched_ok, f"with trainer: batched, weights for {list(kinds)} only{where}")
         fixed = self.fixed_opponents
         ok = isinstance(fixed, (list, tuple)) and all(isinstance(o, str) and o for o in fixed)
         require_field("fixed_opponents", fixed, ok, "a list of network bots (shipped names or checkpoint paths)")

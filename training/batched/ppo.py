@@ -93,7 +93,7 @@ def update(
             idx = order[start : start + settings.batch_size]
             if idx.numel() < 2:
                 continue
-            log_probs = torch.log_softmax(masked(net.logits(obs[idx]), mask[idx]), dim=-1)
+            log_probs = torch.log_softmax(masked(net.logits(obs[idx], mask[idx]), mask[idx]), dim=-1)
             log_prob = log_probs.gather(-1, actions[idx].unsqueeze(-1)).squeeze(-1)
             entropy = -(log_probs.exp() * log_probs).sum(-1)
             adv = adv_all[idx]

@@ -20,6 +20,7 @@ that it can never block): no choice of that seat could change it.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -147,6 +148,8 @@ class Seating:
         self.fixed: list[int] = []
         self.snapshots: list[int] = []
         self.occupant = np.full((num_tables, n_players), LEARNER, dtype=np.int64)
+        self.extra: dict[int, BatchedPolicy] = {}
+        """Batched policies of other occupant codes (below ``HEURISTIC``): what a subclass seats besides these."""
 
     @property
     def drawable(self) -> list[int]:
@@ -168,6 +171,9 @@ class Seating:
         seated = set(np.unique(self.occupant[self.occupant >= 0]).tolist())
         for key in [k for k in self.pool if k not in seated and k not in self.drawable]:
             del self.pool[key]
+
+    def record(self, table: int, net: Sequence[float]) -> None:
+        """A hand ended at ``table`` with money ``net`` per seat (this seating keeps no score; PFSP's does)."""
 
     def draw(self, tables: np.ndarray) -> None:
         k, n = tables.size, self.n_players
@@ -255,7 +261,7 @@ class Collector:
             with torch.inference_mode():
                 obs = torch.from_numpy(buf.obs[buf.size : buf.size + rows.size]).to(self.device)
                 mask = torch.from_numpy(buf.mask[buf.size : buf.size + rows.size]).to(self.device)
-                act, log_prob = sample(self.net.logits(obs), mask)
+                act, log_prob = sample(self.net.logits(obs, mask), mask)
                 buf.value[pos] = self._value(obs, buf.hidden[pos] if self.oracle is not None else None).cpu().numpy()
                 buf.action[pos] = act.cpu().numpy()
                 buf.log_prob[pos] = log_prob.cpu().numpy()
@@ -269,7 +275,7 @@ class Collector:
                         continue
                     o = torch.from_numpy(batch.observation[them]).to(self.device)
                     m = torch.from_numpy(batch.action_mask[them]).to(self.device)
-                    a, _ = sample(player.logits(o), m, self.deterministic_opponents)
+                    a, _ = sample(player.logits(o, m), m, self.deterministic_opponents)
                     actions[them] = a.cpu().numpy()
             them = np.flatnonzero(occupant == HEURISTIC)
             if them.size:
@@ -277,6 +283,10 @@ class Collector:
             them = np.flatnonzero(occupant == RANDOM)
             if them.size:
                 actions[them] = self.random(batch.observation[them], batch.action_mask[them])
+            for code, policy in self.seating.extra.items():  # greedy, heuristic variants (PFSP's pool)
+                them = np.flatnonzero(occupant == code)
+                if them.size:
+                    actions[them] = policy(batch.observation[them], batch.action_mask[them])
             now = time.perf_counter()
             stats.seconds["inference"] += now - clock
             clock = now
@@ -305,6 +315,7 @@ class Collector:
             result = finished[t][0].result
             for p in np.flatnonzero(self.seating.occupant[t] == LEARNER).tolist():
                 stats.metrics.append(hand_metrics(result, p))
+            self.seating.record(t, result.net)
         self.trajectories.credit(money * self.reward_scale, ended)
         self.seating.draw(ended)
 

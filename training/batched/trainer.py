@@ -34,8 +34,9 @@ from ..speed import SpeedMeter
 from ..widen import fitted_to
 from .config import BatchedConfig
 from .network import OracleCritic, frozen_actor
+from .pfsp import PrioritizedSeating, seating_for
 from .ppo import PPOSettings, update
-from .rollout import Collector, Seating
+from .rollout import Collector
 
 
 def torch_device(name: str) -> torch.device:
@@ -94,15 +95,14 @@ class BatchedTrainer:
         rules = config.rule_config
         seeds = np.random.SeedSequence([config.seed, start_step]).spawn(4)
         torch.manual_seed(int(seeds[0].generate_state(1)[0]))
-        self.venv = VectorEnv(config.num_tables, rules, seed=int(seeds[1].generate_state(1)[0]))
-        self.net = ActorCritic.fresh(config.arch, self.venv.observation_size, N_ACTIONS).to(self.device)
-        self.seating = Seating(
+        self.venv = VectorEnv(
             config.num_tables,
-            rules.n_players,
-            config.learner_share,
-            config.opponents.weights(),
-            np.random.default_rng(seeds[2]),
+            rules,
+            seed=int(seeds[1].generate_state(1)[0]),
+            encoding_version=config.encoding_version,
         )
+        self.net = ActorCritic.fresh(config.arch, self.venv.observation_size, N_ACTIONS).to(self.device)
+        self.seating = seating_for(config, np.random.default_rng(seeds[2]))
         self.self_play = not fixed_opponents
         self.pool: list[tuple[int, PolicyCheckpoint]] = []
         """The learner's snapshots (saved with a checkpoint), or the fixed opponents of a best response."""
@@ -115,7 +115,8 @@ class BatchedTrainer:
             self.seating.add(frozen_actor(network_of(spec, rules, "fixed_opponents"), self.device), keep=0, fixed=True)
         if config.init_from is not None and start_step == 0:
             start = network_of(config.init_from, rules, "init_from")
-            self.net.load_tensors(fitted_to(start, config.arch, config.init_from, config.seed).tensors)
+            start = fitted_to(start, config.arch, config.init_from, config.seed, config.encoding_version)
+            self.net.load_tensors(start.tensors)
         self.oracle = (
             OracleCritic(self.net, self.venv.hidden_size).to(self.device) if config.critic == "oracle" else None
         )
@@ -166,7 +167,9 @@ class BatchedTrainer:
         """The learner's policy now, as a validated in-memory checkpoint."""
         step = self.num_timesteps if step is None else step
         c = self.config
-        meta = policy_metadata(c.rule_config, c.arch, c.to_dict(), num_timesteps=step)
+        meta = policy_metadata(
+            c.rule_config, c.arch, c.to_dict(), encoding_version=c.encoding_version, num_timesteps=step
+        )
         return PolicyCheckpoint.in_memory(self.net.tensors(), meta, f"snapshot at step {step}")
 
     def add_to_pool(self, step: int, checkpoint: PolicyCheckpoint) -> None:
@@ -272,6 +275,16 @@ class BatchedTrainer:
                 self.logger.record(f"charts/{name}_per_hand", float(totals[METRICS.index(name)]))
         self.logger.record("charts/steps_per_second", speed)
         self.logger.record("charts/pool_size", len(self.pool))
+        if isinstance(self.seating, PrioritizedSeating):  # the learner's rate of beating each opponent, and its draw
+            snapshots = []
+            for name, (p, _, chance) in self.seating.describe().items():
+                if name.startswith("snapshot"):
+                    snapshots.append(p)
+                    continue
+                self.logger.record(f"pfsp/p_beats_{name}", p)
+                self.logger.record(f"pfsp/drawn_{name}", chance)
+            if snapshots:
+                self.logger.record("pfsp/p_beats_snapshots_mean", float(np.mean(snapshots)))
         for key, seconds in self.seconds.items():
             self.logger.record(f"perf/{key}_seconds", seconds)
         self.logger.dump(self.num_timesteps)

@@ -54,7 +54,9 @@ class EnvRunner:
     def add_to_pool(self, step: int, tensors: dict[str, np.ndarray]) -> None:
         """A snapshot of the learner at ``step`` joins the pool, as it joined the learner's."""
         c = self.config
-        meta = policy_metadata(c.rule_config, c.arch, c.to_dict(), num_timesteps=step)
+        meta = policy_metadata(
+            c.rule_config, c.arch, c.to_dict(), encoding_version=c.encoding_version, num_timesteps=step
+        )
         self.trainer.add_to_pool(step, PolicyCheckpoint.in_memory(tensors, meta, f"snapshot at step {step}"))
 
     def sample(self, weights: Weights) -> tuple[dict[str, np.ndarray], RolloutStats]:
