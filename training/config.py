@@ -28,6 +28,8 @@ from sam_env.utils.config_files import read_mapping
 
 BASELINES = ("random", "greedy", "heuristic")
 OPPONENT_KINDS = ("self_play", *BASELINES)
+IN_TRAINING_SEEDS = 1 << 40
+"""Where the deal seeds of evaluations during a run start (``eval_seed`` is below it): see :class:`RunConfig`."""
 
 Config = TypeVar("Config", bound="RunConfig")
 
@@ -89,7 +91,10 @@ class RunConfig:
         pi_layers: hidden layer sizes of the policy head.
         vf_layers: hidden layer sizes of the value head (separate network, no shared layers).
         activation: ``tanh`` or ``relu``.
-        eval_seed: seed of the evaluation deals (the same deals every time, so curves compare).
+        eval_seed: seed of the evaluation deals (the same deals every time, so curves compare). The final
+            evaluation plays the deals of ``eval_seed`` itself; the evaluations during the run play those
+            of ``IN_TRAINING_SEEDS + eval_seed``, a range of their own, so a checkpoint chosen by its curve
+            is not judged on the deals that chose it (nor on ``sam-eval``'s default seed, 0).
         final_eval_deals: deals of the evaluation against each baseline when training ends; 0: skip.
         final_eval_opponents: registry names the final policy meets (n − 1 copies each).
         run_dir: the folder that holds run folders.
@@ -126,6 +131,8 @@ class RunConfig:
         require_field("name", self.name, name_ok, "a name like 'default' (letters, digits, _)")
         for name in ("seed", "eval_seed", "final_eval_deals"):
             self._require_int(name, 0, "an int >= 0")
+        below = self.eval_seed < IN_TRAINING_SEEDS
+        require_field("eval_seed", self.eval_seed, below, f"an int below {IN_TRAINING_SEEDS} (2**40)")
         for name in ("total_timesteps", "torch_threads"):
             self._require_int(name, 1, "an int > 0")
         value = self.reward_scale

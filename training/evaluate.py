@@ -13,14 +13,35 @@ from sam_env.evaluation.report import markdown_table, text_table
 from sam_env.evaluation.stats import Summary
 from sam_env.evaluation.tournament import Match, run_matches
 
+from .config import IN_TRAINING_SEEDS
+
 if TYPE_CHECKING:
     from stable_baselines3.common.logger import Logger
+
+
+def in_training_seed(eval_seed: int) -> int:
+    """The deal seed of the evaluations during a run whose ``eval_seed`` is given: a range of its own.
+
+    The final evaluation plays the deals of ``eval_seed`` (below :data:`~.config.IN_TRAINING_SEEDS`, which
+    the config checks) and ``sam-eval`` those of 0 unless told otherwise, so no deal that chose a checkpoint
+    by its curve also judges it (deal ``i`` of seed ``s`` is drawn from ``default_rng([s, i])``).
+    """
+    return IN_TRAINING_SEEDS + eval_seed
 
 
 def evaluate(
     checkpoint: PolicyCheckpoint, label: str, opponents: Sequence[str], deals: int, seed: int
 ) -> list[Summary]:
-    """Duplicate matches of the policy (greedy moves) against ``n - 1`` copies of each opponent.
+    """An evaluation during a run: :func:`duplicate_evaluation` on the deals of :func:`in_training_seed` of
+    ``seed`` (the run's ``eval_seed``), disjoint from the final evaluation's."""
+    return duplicate_evaluation(checkpoint, label, opponents, deals, in_training_seed(seed))
+
+
+def duplicate_evaluation(
+    checkpoint: PolicyCheckpoint, label: str, opponents: Sequence[str], deals: int, seed: int
+) -> list[Summary]:
+    """Duplicate matches of the policy (greedy moves) against ``n - 1`` copies of each opponent, on the deals
+    of ``seed``.
 
     The checkpoint itself is the candidate's spec, so the tournament's worker processes (one per
     core: the learner waits for the result) each build the policy from it.
@@ -40,13 +61,14 @@ def final_evaluation(
     run_dir: Path,
     report: dict[str, object],
 ) -> list[Summary]:
-    """Evaluate the final policy against each opponent; print the table, write ``evaluation.{md,json}``.
+    """Evaluate the final policy against each opponent on the deals of ``seed`` (the run's ``eval_seed``, not
+    the deals of the evaluations during the run); print the table, write ``evaluation.{md,json}``.
 
     ``report`` (run name, steps, training time) is written into ``evaluation.json`` beside the matches.
     Returns the matches' summaries, one per opponent (the learning curve draws the heuristic's).
     """
     started = time.perf_counter()
-    summaries = evaluate(checkpoint, label, opponents, deals, seed)
+    summaries = duplicate_evaluation(checkpoint, label, opponents, deals, seed)
     title = f"{label} after {report['steps']:,} steps: {deals} deals in duplicate"
     print(f"\n{title} (seed {seed}, {time.perf_counter() - started:.0f} s)")
     print(text_table(summaries, []))
