@@ -16,8 +16,10 @@ and the searcher's per-deal means are the differences over the same deals.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sam_env.agents.ppo.bot import PPOBot
 from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint
@@ -26,8 +28,14 @@ from sam_env.agents.search import SearchBot
 
 from sam_env.core import RuleConfig
 
+from .exploitability import Row as BestResponseRow
 from .matches import Match
 from .tournament import MatchResult, run_matches
+
+SECTION = "search_probe"
+"""The section of docs/results/exploitability.md that :func:`probe_table` fills."""
+TARGET = 1.0
+"""The bound on the search's margin against a network that the strength targets set (X/hand)."""
 
 
 class SearchBudget(NamedTuple):
@@ -87,3 +95,60 @@ def search_probe(
     match = Match(probe_bot(checkpoint, budget, label), (target,) * (rules.n_players - 1), label=label)
     [result] = run_matches([match], rules, deals, seed=seed, workers=workers, progress=progress)
     return result
+
+
+@dataclass(frozen=True)
+class ProbeRow:
+    """One probe as the table shows it, from a ``sam-exploit --probe search --out`` record."""
+
+    bot: str
+    seats: int
+    budget: str
+    margin: float
+    ci_low: float
+    ci_high: float
+    deals: int
+    minutes: float
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> ProbeRow:
+        s, b = record["summary"], SearchBudget(**record["budget"])
+        return cls(
+            record.get("network", record["bot"]),
+            record["players"],
+            b.describe(),
+            s["x_per_hand"],
+            s["ci_low"],
+            s["ci_high"],
+            s["deals"],
+            record["seconds"] / 60,
+        )
+
+
+def _mark(low: float, high: float) -> str:
+    """Against :data:`TARGET`, read on the interval: met by all of it, by none of it, or undecided."""
+    return "✓" if round(high, 2) <= TARGET else "✗" if round(low, 2) > TARGET else "?"
+
+
+def probe_table(probes: Sequence[ProbeRow], best_responses: Sequence[BestResponseRow] = ()) -> str:
+    """The table of the probes (by seats, then bot) beside the largest margin a 10M-step PPO best response
+    found against the same network (``best_responses``: the rows of the page's PPO table), and its legend."""
+    lines = [
+        f"| bot | seats | search | its margin vs the bot, X/hand (target ≤ +{TARGET:.1f}) | 95% CI | deals | "
+        "wall time | PPO best response's largest margin (10M steps, 2,000 deals) |",
+        "|---|---:|---|---:|---|---:|---:|---|",
+    ]
+    for p in sorted(probes, key=lambda p: (p.seats, p.bot)):
+        found = [r for r in best_responses if r.bot == p.bot and r.seats == p.seats]
+        ppo = max(found, key=lambda r: r.margin, default=None)
+        beside = "–" if ppo is None else f"{ppo.margin:+.2f} [{ppo.ci_low:+.2f}, {ppo.ci_high:+.2f}]"
+        lines.append(
+            f"| `{p.bot}` | {p.seats} | {p.budget} | **{p.margin:+.2f}** {_mark(p.ci_low, p.ci_high)} | "
+            f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}] | {p.deals:,} | {p.minutes:.0f} min | {beside} |"
+        )
+    legend = (
+        f"✓: the whole 95 % interval is at or below +{TARGET:.1f}; ✗: all of it is above; ?: it straddles the target. "
+        "The best response's figure is from the table above, on 2,000 deals of the same seed (the probe's are the "
+        "first of them): side by side, not a paired difference."
+    )
+    return "\n".join(lines) + "\n\n" + legend

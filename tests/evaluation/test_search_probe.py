@@ -10,8 +10,9 @@ from policy_files import write_checkpoint
 from sam_env.agents.ppo.checkpoint import CheckpointError, load_policy
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
+from sam_env.evaluation.exploitability import Row as BestResponseRow
 from sam_env.evaluation.matches import Match
-from sam_env.evaluation.search_probe import SearchBudget, probe_bot, search_probe
+from sam_env.evaluation.search_probe import ProbeRow, SearchBudget, probe_bot, probe_table, search_probe
 from sam_env.evaluation.stats import NET, paired_difference
 from sam_env.evaluation.tournament import run_matches
 
@@ -52,3 +53,28 @@ def test_the_margin_is_a_paired_difference_against_the_target_playing_itself(tar
 def test_a_bot_that_is_not_a_network_is_refused() -> None:
     with pytest.raises(CheckpointError, match="'heuristic' is not a policy network"):
         search_probe("heuristic", RULES, 1, seed=0, budget=SMALL, workers=1, progress=False)
+
+
+def test_the_table_lays_out_records_beside_the_best_responses_largest_margin() -> None:
+    record = {
+        "probe": "search",
+        "bot": "ppo",
+        "network": "ppo",
+        "players": 4,
+        "budget": {"determinizations": 64, "candidates": 8, "proposals": 0},
+        "seed": 0,
+        "seconds": 600.0,
+        "summary": {"x_per_hand": 0.8, "ci_low": 0.5, "ci_high": 1.1, "deals": 500},
+    }
+    ppo = [
+        BestResponseRow("ppo", 4, "the bot's weights (`e.yaml`)", "10M (25 min)", 0.18, 0.09, 0.27, "2,000"),
+        BestResponseRow("ppo", 4, "fresh network (`x.yaml`)", "10,000,000 (65 min)", 0.25, 0.03, 0.33, "2,000"),
+        BestResponseRow("ppo_v1", 4, "fresh network (`x.yaml`)", "10,000,000 (23 min)", 0.9, 0.2, 0.49, "2,000"),
+    ]
+    table = probe_table([ProbeRow.from_record(record)], ppo)
+    row = next(line for line in table.splitlines() if line.startswith("| `ppo`"))
+    assert row == (
+        "| `ppo` | 4 | 64 deals x 8 candidates | **+0.80** ? | [+0.50, +1.10] | 500 | 10 min | +0.25 [+0.03, +0.33] |"
+    )
+    record["summary"] = {"x_per_hand": 1.5, "ci_low": 1.2, "ci_high": 1.8, "deals": 500}
+    assert "**+1.50** ✗" in probe_table([ProbeRow.from_record(record)])
