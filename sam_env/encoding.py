@@ -105,11 +105,6 @@ def observation_size(n_players: int, version: int = ENCODING_VERSION) -> int:
     return sum(size for _, size in observation_layout(n_players, version))
 
 
-def versions_of_size(size: int, n_players: int) -> list[int]:
-    """The encoding versions whose observations at ``n_players`` seats have ``size`` numbers."""
-    return [v for v in ENCODING_VERSIONS if observation_size(n_players, v) == size]
-
-
 def fingerprint(n_players: int, version: int = ENCODING_VERSION) -> str:
     """SHA-256 of everything a network trained on encoding ``version`` depends on, for ``n_players`` seats.
 
