@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sam_env.bot import Bot
+from sam_env.bot import Bot, table_encoding_version
 from sam_env.core import RuleConfig, SeatView
 from sam_env.encoding import N_ACTIONS, action_name
 
@@ -228,7 +228,7 @@ def probe_bot(bot: Bot, rules: RuleConfig, label: str) -> None:
     n_players = getattr(bot, "n_players", None)
     if isinstance(n_players, int) and not isinstance(n_players, bool) and n_players != rules.n_players:
         raise ValueError(f"{label} plays {n_players}-player tables, not {rules.n_players}-player ones")
-    env = sam_env.env(rules=rules)
+    env = sam_env.env(rules=rules, encoding_version=table_encoding_version([bot]))
     env.reset(seed=0)
     observation = env.last()[0]
     view = env.unwrapped.seat_view(env.agent_selection)

@@ -24,7 +24,7 @@ from sam_env.evaluation.replay import ReplayWriter, record_hand
 from sam_env.evaluation.tournament import play_out
 
 import sam_env
-from sam_env.bot import Bot
+from sam_env.bot import Bot, table_encoding_version
 from sam_env.core import COMBOS, NO_PLAY, RuleConfig, SeatView
 from sam_env.core.render import render_hand
 
@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     for j, name in enumerate(lineup, start=1):
         seed = None if args.seed is None else args.seed + j
         players[(me + j) % n], names[(me + j) % n] = load_bot(name, seed, rules), name
-    env = sam_env.env(rules=rules)
+    env = sam_env.env(rules=rules, encoding_version=table_encoding_version(players))  # what its networks read
     raw = env.unwrapped
     trick = {"combo": NO_PLAY, "owner": -1}
     """The play to beat before the last move: when the table is clear again, its owner won the trick."""

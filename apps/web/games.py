@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import sam_env
-from sam_env.bot import Bot
+from sam_env.bot import Bot, table_encoding_version
 from sam_env.core import COMBOS, N_COMBOS, RuleConfig, SeatView, combo_index
 
 from .errors import BadRequest, Conflict, NotFound, TooManyGames, Unavailable
@@ -53,7 +53,7 @@ class Game:
         self.seat = seat
         self.players = list(players)
         self.bots = list(bots)
-        self.env = sam_env.raw_env(rules=rules)
+        self.env = sam_env.raw_env(rules=rules, encoding_version=table_encoding_version(self.bots))
         self.totals = [0] * rules.n_players
         """Each seat's money over the finished hands of this table."""
         self.hand_number = 0

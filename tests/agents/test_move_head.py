@@ -129,6 +129,16 @@ def test_a_tournament_gives_each_network_the_encoding_it_reads(tmp_path: Path) -
     assert result.metrics.shape[:2] == (2, 24) and result.summary().hands == 48
 
 
+def test_the_bot_check_and_the_web_table_give_a_version_2_network_its_observations(tmp_path: Path) -> None:
+    from sam_env.agents.bot_objects import probe_bot
+    from sam_env.apps.web.games import Game
+
+    bot = load_bot(str(move_head_checkpoint(tmp_path)), seed=0)
+    probe_bot(bot, RuleConfig(), "a version-2 network")
+    game = Game(RuleConfig(), 0, ["you", "a", "b", "c"], [None, bot, load_bot("ppo_v1"), load_bot("heuristic")])
+    assert game.env.encoding_version == 2
+
+
 def test_search_over_a_version_2_move_head_network(tmp_path: Path) -> None:
     checkpoint = load_policy(move_head_checkpoint(tmp_path, RuleConfig(n_players=3)))
     bot = SearchBot(checkpoint, seed=0, determinizations=4, candidates=3)
