@@ -110,10 +110,11 @@ class DQNTrainer:
         bar = tqdm(total=c.total_timesteps, unit="step", disable=not c.progress_bar, dynamic_ncols=True)
         self.wall_start = time.perf_counter()
         self.collector.reset()
-        if c.learning_starts:
-            stats = self.collector.collect(n_step=c.learning_starts, random=True)
-            self._collected(stats.n_collected_steps, stats.returns, bar)
         self.speed.mark(self.num_timesteps)
+        if c.learning_starts:  # random legal moves into the buffer: the warm-up iteration of speed.json
+            stats = self.collector.collect(n_step=min(c.learning_starts, c.total_timesteps), random=True)
+            self._collected(stats.n_collected_steps, stats.returns, bar)
+            self.speed.mark(self.num_timesteps)
         while self.num_timesteps < c.total_timesteps:
             for job in due:
                 if self.num_timesteps >= due[job]:

@@ -1,0 +1,241 @@
+"""The standard algorithms' table: every trainer on one budget, several seeds, each final network under protocol v1.
+
+    python benchmarks/algorithms_table.py                 # the table: 7 algorithms x 3 seeds x 15 min, quick tier
+    python benchmarks/algorithms_table.py --algorithms dmc dqn --seeds 1 --budget-minutes 0.2 --page /tmp/t.md
+
+**The budget.** Every run trains for the same wall time on one core (``--budget-minutes``, default 15, with
+``torch_threads: 1``; RLlib adds its env-runner process). The trainers stop at a step count, not a time,
+so each algorithm is first *calibrated*: a short run of its config measures its learner steps per second
+(``speed.json``, after the warm-up iteration), and every seed's run then gets
+``total_timesteps = rate x budget``. Each run's own training seconds and CPU seconds are recorded beside
+its score, so a run that the machine slowed down shows it. Evaluations during training and the final
+evaluation of ``train.py`` are switched off (they would cost budget); checkpoints are left to the end.
+Every run starts from a fresh network (expert iteration's recipe starts from the shipped ``ppo``: here
+``init_from: null``).
+
+**The evaluation** of each final network is one documented command, ``--eval-command`` (default:
+``sam-eval --protocol v1 --tier {tier} --candidates {policy} --out {out}``); it must write one protocol
+results file (``*.results.json``) into ``{out}``, which is read back, validated
+(:func:`sam_env.evaluation.results.read_results`) and kept under ``--results-dir`` for the docs to cite.
+The default tier is ``quick`` (400 deals at four seats, in every rotation, against the whole suite):
+the full tier's 4,000 deals would cost more than the training itself.
+
+**The outputs.** ``--results-dir`` holds one folder per (algorithm, seed) with its results file and
+``run.json`` (config, steps, seconds, command lines), and ``table.json`` with every run; the table —
+the headline score's mean and spread over seeds, each seed's score with its interval, steps and time —
+goes into ``--page`` between this script's markers (:func:`sam_env.evaluation.report.write_section`).
+A run whose ``run.json`` exists is not run again, so an interrupted table resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import resource
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sam_env.evaluation.report import write_section
+from sam_env.evaluation.results import SUFFIX, read_results
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTION = "algorithms_table"
+DEFAULT_EVAL = (
+    "sam-eval --protocol v1 --tier {tier} --candidates {policy} --out {out} --workers {workers} --no-progress"
+)
+QUIET = {"final_eval_deals": 0, "progress_bar": False, "torch_threads": 1}
+"""Overrides of every run: no final evaluation (the protocol's replaces it), no bar, one torch thread."""
+NO_EVALS = {"eval_every": 0, "checkpoint_every": 0}
+"""Overrides of the trainers that evaluate and checkpoint on a schedule: neither during the budget."""
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One row of the table: its label, its config and what the table changes in it."""
+
+    label: str
+    config: str
+    overrides: dict[str, Any] = field(default_factory=dict)
+    calibration_steps: int = 20_000
+    """Learner steps of the calibration run: enough for a few iterations after the warm-up."""
+
+
+ALGORITHMS: dict[str, Algorithm] = {
+    "ppo_selfplay": Algorithm("PPO, batched self-play", "configs/default.yaml", NO_EVALS, 400_000),
+    "ppo_vs_heuristic": Algorithm("PPO against heuristic seats", "configs/vs_heuristic.yaml", NO_EVALS, 400_000),
+    "sb3": Algorithm("SB3 MaskablePPO", "configs/sb3.yaml", NO_EVALS, 20_000),
+    "rllib": Algorithm("RLlib PPO", "configs/rllib.yaml", {}, 40_000),
+    "expert": Algorithm("Expert iteration", "configs/expert.yaml", {**NO_EVALS, "init_from": None}, 2_000),
+    "dqn": Algorithm("DQN (Tianshou)", "configs/dqn.yaml", NO_EVALS, 4_000),
+    "dmc": Algorithm("Deep Monte-Carlo (DouZero's)", "configs/dmc.yaml", NO_EVALS, 1_000_000),
+}
+"""The algorithms by key: the project's trainers, Tianshou's DQN and DouZero's Deep Monte-Carlo."""
+
+
+def train(algorithm: Algorithm, name: str, seed: int, steps: int, run_dir: Path) -> dict[str, Any]:
+    """One ``train.py`` run; its final policy, steps, wall and CPU seconds and speed, and the command."""
+    overrides = {**QUIET, **algorithm.overrides, "name": name, "seed": seed, "total_timesteps": steps}
+    overrides["run_dir"] = str(run_dir)
+    command = [sys.executable, "train.py", "--config", algorithm.config]
+    for key, value in overrides.items():
+        command += ["--set", f"{key}={json.dumps(value)}"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{shlex.join(command)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    runs = sorted(run_dir.glob(f"{name}__s{seed}__*"))
+    if not runs:
+        raise RuntimeError(f"{shlex.join(command)} left no run folder {name}__s{seed}__* in {run_dir}")
+    run = runs[-1]
+    speed = json.loads((run / "speed.json").read_text(encoding="utf-8"))
+    return {
+        "command": shlex.join(command),
+        "run": str(run),
+        "policy": str(run / "final"),
+        "steps": int(speed["learner_steps"]),
+        "wall_seconds": round(wall, 1),
+        "cpu_seconds": round((after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), 1),
+        "speed": speed,
+    }
+
+
+def steps_per_second(speed: dict[str, Any]) -> float:
+    """A run's learner steps per second: after its warm-up iteration where it had more than one, else overall."""
+    rate = speed.get("learner_steps_per_second_after_warm_up") or speed.get("learner_steps_per_second")
+    if not rate:
+        raise RuntimeError(f"no learner steps per second in speed.json: {speed}")
+    return float(rate)
+
+
+def evaluate(template: str, policy: str, out: Path, tier: str, workers: int) -> dict[str, Any]:
+    """Run the evaluation command; the one results file it wrote into ``out``, read and validated."""
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob(f"*{SUFFIX}"):  # a run interrupted during its evaluation: evaluate it again
+        old.unlink()
+    command = template.format(policy=shlex.quote(policy), out=shlex.quote(str(out)), tier=tier, workers=workers)
+    words = shlex.split(command)
+    if shutil.which(words[0]) is None and Path(sys.executable).with_name(words[0]).is_file():
+        words[0] = str(Path(sys.executable).with_name(words[0]))  # sam-eval beside this Python, venv not activated
+    started = time.perf_counter()
+    done = subprocess.run(words, cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command} failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+    files = sorted(out.glob(f"*{SUFFIX}"))
+    if len(files) != 1:
+        raise RuntimeError(f"{command} wrote {len(files)} results files into {out}; expected one *{SUFFIX}")
+    document = read_results(files[0])
+    return {
+        "command": command,
+        "file": str(files[0].relative_to(ROOT) if files[0].is_relative_to(ROOT) else files[0]),
+        "seconds": round(time.perf_counter() - started, 1),
+        "headline": {k: document["headline"][k] for k in ("score", "ci_low", "ci_high")},
+        "rows": {r["opponent"]: r["x_per_hand"] for r in document["rows"]},
+        "tier": document["protocol"]["tier"],
+        "machine": document.get("machine", {}),
+    }
+
+
+def table(records: dict[str, dict[str, Any]], keys: list[str], budget: float, seeds: list[int]) -> str:
+    """The Markdown table: one row per algorithm, the headline's mean and spread over seeds, then each seed."""
+    lines = [
+        "| algorithm | headline X/hand, mean ± sd over seeds | per seed [95 % CI] | vs heuristic x3 | "
+        "learner steps | train min | CPU min |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for key in keys:
+        runs = [records[f"{key}__s{s}"] for s in seeds if f"{key}__s{s}" in records]
+        if not runs:
+            continue
+        scores = np.array([r["evaluation"]["headline"]["score"] for r in runs])
+        spread = f" ± {scores.std(ddof=1):.2f}" if len(scores) > 1 else ""
+        per_seed = ", ".join(
+            f"{h['score']:+.2f} [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}]"
+            for h in (r["evaluation"]["headline"] for r in runs)
+        )
+        heuristic = [r["evaluation"]["rows"].get("heuristic") for r in runs]
+        vs = f"{np.mean(heuristic):+.2f}" if all(v is not None for v in heuristic) else "–"
+        steps = f"{np.mean([r['training']['steps'] for r in runs]):,.0f}"
+        wall = np.mean([r["training"]["wall_seconds"] for r in runs]) / 60
+        cpu = np.mean([r["training"]["cpu_seconds"] for r in runs]) / 60
+        label = ALGORITHMS[key].label
+        lines.append(
+            f"| {label} | {scores.mean():+.2f}{spread} | {per_seed} | {vs} | {steps} | {wall:.1f} | {cpu:.1f} |"
+        )
+    first = next(iter(records.values()))["evaluation"] if records else {}
+    machine = first.get("machine", {})
+    cores = f", {machine['cpu_count']} cores" if machine.get("cpu_count") else ""
+    note = (
+        f"\n\nBudget {budget:g} min of training per run on one core (train min: the run's wall time, start-up "
+        f"included), seeds {', '.join(map(str, seeds))}; protocol v1, {first.get('tier', '?')} tier, 4 seats; "
+        f"machine: {machine.get('processor') or platform.machine()}{cores}, {platform.system()}. "
+        "Written by `benchmarks/algorithms_table.py`."
+    )
+    return "\n".join(lines) + note
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--algorithms", nargs="+", choices=list(ALGORITHMS), default=list(ALGORITHMS))
+    parser.add_argument("--seeds", type=int, default=3, help="seeds 1..N of every algorithm (default 3)")
+    parser.add_argument("--budget-minutes", type=float, default=15.0, help="training wall minutes per run")
+    parser.add_argument("--tier", default="quick", help="protocol v1 tier of the evaluations (default quick)")
+    parser.add_argument("--workers", type=int, default=2, help="evaluation worker processes (default 2)")
+    parser.add_argument("--eval-command", default=DEFAULT_EVAL, help=f"the evaluation (default: {DEFAULT_EVAL!r})")
+    parser.add_argument("--runs-dir", type=Path, default=ROOT / "runs" / "algorithms_table")
+    parser.add_argument("--results-dir", type=Path, default=ROOT / "results" / "algorithms_table")
+    parser.add_argument("--page", type=Path, default=ROOT / "docs" / "results" / "algorithms.md")
+    args = parser.parse_args(argv)
+    if args.seeds < 1 or args.budget_minutes <= 0:
+        parser.error("--seeds must be at least 1 and --budget-minutes above 0")
+    seeds = list(range(1, args.seeds + 1))
+    budget = args.budget_minutes * 60
+    table_file = args.results_dir / "table.json"
+    records: dict[str, dict[str, Any]] = (
+        json.loads(table_file.read_text(encoding="utf-8")) if table_file.is_file() else {}
+    )
+    jobs = [(key, seed) for key in args.algorithms for seed in seeds if f"{key}__s{seed}" not in records]
+    print(f"{len(jobs)} runs of {budget / 60:g} min (+ calibration and evaluation); {len(records)} already done")
+    rates: dict[str, float] = {}
+    for key, seed in tqdm(jobs, unit="run"):
+        algorithm = ALGORITHMS[key]
+        if key not in rates:
+            calibration = train(
+                algorithm, f"calibrate_{key}", 0, algorithm.calibration_steps, args.runs_dir / "calibration"
+            )
+            rates[key] = steps_per_second(calibration["speed"])
+            tqdm.write(f"{key}: {rates[key]:,.0f} learner steps/s -> {rates[key] * budget:,.0f} steps per run")
+        steps = max(1, round(rates[key] * budget))
+        training = train(algorithm, f"table_{key}", seed, steps, args.runs_dir)
+        folder = args.results_dir / f"{key}__s{seed}"
+        evaluation = evaluate(args.eval_command, training["policy"], folder, args.tier, args.workers)
+        record = {"algorithm": key, "seed": seed, "rate": rates[key], "training": training, "evaluation": evaluation}
+        (folder / "run.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        records[f"{key}__s{seed}"] = record
+        table_file.write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
+        h = evaluation["headline"]
+        tqdm.write(f"{key} seed {seed}: {h['score']:+.2f} [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}] X/hand")
+    body = table(records, [k for k in ALGORITHMS if k in args.algorithms], args.budget_minutes, seeds)
+    args.page.parent.mkdir(parents=True, exist_ok=True)
+    if not args.page.exists():
+        args.page.write_text("# Standard algorithms on one budget\n", encoding="utf-8")
+    write_section(str(args.page), SECTION, body)
+    print(f"\n{body}\n\nwrote {args.page} and {table_file}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""benchmarks/algorithms_table.py: the table it writes from its records (mean and spread over seeds, each seed's
+interval), the speed it calibrates with, and every algorithm's config with the table's overrides."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+from sam_env.training.trainers import load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("algorithms_table", ROOT / "benchmarks" / "algorithms_table.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["algorithms_table"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _record(score: float, low: float, high: float, heuristic: float, steps: int, wall: float) -> dict:
+    evaluation = {
+        "headline": {"score": score, "ci_low": low, "ci_high": high},
+        "rows": {"heuristic": heuristic, "random": 9.0},
+        "tier": "quick",
+    }
+    return {"training": {"steps": steps, "wall_seconds": wall, "cpu_seconds": wall}, "evaluation": evaluation}
+
+
+def test_the_table_gives_each_algorithms_mean_and_spread_over_seeds(script) -> None:
+    records = {
+        "dmc__s1": _record(1.0, 0.5, 1.5, -2.0, 1000, 600),
+        "dmc__s2": _record(3.0, 2.5, 3.5, -1.0, 3000, 900),
+        "dqn__s1": _record(-1.0, -1.5, -0.5, -3.0, 50, 60),
+    }
+    body = script.table(records, ["dqn", "dmc"], 15, [1, 2])
+    lines = body.splitlines()
+    assert lines[2] == "| DQN (Tianshou) | -1.00 | -1.00 [-1.50, -0.50] | -3.00 | 50 | 1.0 | 1.0 |"
+    assert lines[3] == (
+        "| Deep Monte-Carlo (DouZero's) | +2.00 ± 1.41 | +1.00 [+0.50, +1.50], +3.00 [+2.50, +3.50] | -1.50 | "
+        "2,000 | 12.5 | 12.5 |"
+    )
+    assert "Budget 15 min" in body and "quick tier" in body and "seeds 1, 2" in body
+
+
+def test_calibration_uses_the_rate_after_the_warm_up_where_there_is_one(script) -> None:
+    assert (
+        script.steps_per_second({"learner_steps_per_second_after_warm_up": 50.0, "learner_steps_per_second": 9}) == 50
+    )
+    assert script.steps_per_second({"learner_steps_per_second_after_warm_up": None, "learner_steps_per_second": 9}) == 9
+    with pytest.raises(RuntimeError, match="no learner steps per second"):
+        script.steps_per_second({"learner_steps_per_second": None})
+
+
+@pytest.mark.parametrize("key", ["ppo_selfplay", "ppo_vs_heuristic", "sb3", "rllib", "expert", "dqn", "dmc"])
+def test_every_algorithm_loads_with_the_tables_overrides(script, key: str) -> None:
+    algorithm = script.ALGORITHMS[key]
+    overrides = {**script.QUIET, **algorithm.overrides, "name": f"table_{key}", "seed": 2, "total_timesteps": 1000}
+    config = load_config(ROOT / algorithm.config, [f"{k}={'null' if v is None else v}" for k, v in overrides.items()])
+    assert config.total_timesteps == 1000 and config.final_eval_deals == 0 and config.torch_threads == 1
+    assert getattr(config, "eval_every", 0) == 0 and getattr(config, "init_from", None) is None
