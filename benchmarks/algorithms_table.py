@@ -16,7 +16,8 @@ Every run starts from a fresh network (expert iteration's recipe starts from the
 **The evaluation** of each final network is one documented command, ``--eval-command`` (default:
 ``sam-eval --protocol v1 --tier {tier} --candidates {policy} --out {out}``); it must write one protocol
 results file (``*.results.json``) into ``{out}``, which is read back, validated
-(:func:`sam_env.evaluation.results.read_results`) and kept under ``--results-dir`` for the docs to cite.
+(:func:`sam_env.evaluation.results.read_results`) and kept under ``--results-dir`` (default
+``benchmarks/algorithms_table/``, committed with the page) for the docs to cite.
 The default tier is ``quick`` (400 deals at four seats, in every rotation, against the whole suite):
 the full tier's 4,000 deals would cost more than the training itself.
 
@@ -196,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="evaluation worker processes (default 2)")
     parser.add_argument("--eval-command", default=DEFAULT_EVAL, help=f"the evaluation (default: {DEFAULT_EVAL!r})")
     parser.add_argument("--runs-dir", type=Path, default=ROOT / "runs" / "algorithms_table")
-    parser.add_argument("--results-dir", type=Path, default=ROOT / "results" / "algorithms_table")
+    parser.add_argument("--results-dir", type=Path, default=ROOT / "benchmarks" / "algorithms_table")
     parser.add_argument("--page", type=Path, default=ROOT / "docs" / "results" / "algorithms.md")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.budget_minutes <= 0:
