@@ -4,7 +4,7 @@
     python train.py --config sb3                        # a recipe by name: sb3-contrib MaskablePPO against Python bots
     python train.py --config path/to/my_run.yaml        # a config file
     python train.py --set total_timesteps=2000000 --set rules.n_players=3
-    python train.py --resume runs/<run>/checkpoints/step_000200000 [--set total_timesteps=400000]
+    python train.py --resume runs/<run> [--set total_timesteps=400000]   # its last whole checkpoint
 
 The trainers, chosen by the config's ``trainer:`` key, are each a folder of ``training/`` with one entry
 point, ``train(config, run_dir, resume)`` (``sam_env.training.trainers``):
@@ -48,7 +48,7 @@ import numpy as np
 import torch
 import yaml
 from sam_env.agents.registry import load_network
-from sam_env.training.checkpoints import check_resume, read_trainer_state, run_dir_of
+from sam_env.training.checkpoints import check_resume, read_trainer_state, resume_folder, run_dir_of
 from sam_env.training.cli import parse_args
 from sam_env.training.config import ConfigError
 from sam_env.training.curves import FinalEvaluation, plot_learning_curve
@@ -64,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     #    its trainer: key picks the trainer. A deprecated key is the user's to fix, so its warning shows.
     args = parse_args(argv)
     try:
+        if args.resume is not None:  # a run folder resumes from its last whole checkpoint
+            named, args.resume = args.resume, resume_folder(args.resume)
+            if args.resume != named:
+                print(f"resuming {named} from its last whole checkpoint, {args.resume}")
         with warnings.catch_warnings():
             warnings.simplefilter("default", DeprecationWarning)
             if args.resume is not None:

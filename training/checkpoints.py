@@ -1,23 +1,159 @@
-"""Checkpoints of a run, shared by the trainers that resume: finding and checking one before ``--resume``.
+"""Checkpoints of a run, shared by every trainer: written whole or not at all, pruned, found and checked
+before ``--resume``.
 
 A checkpoint folder (``checkpoints/step_N/`` or ``final/``) holds ``policy.*`` (what bots load),
 ``trainer.*`` (optimizer moments, self-play pool and RNG states: ``trainer.json`` says which trainer
 wrote it, ``sb3`` when it does not) and the run's ``config.yaml``. Each trainer writes and restores
-its own (``training/sb3/checkpoints.py``, ``training/batched/state.py``). Nothing is pickled:
-tensors are safetensors, everything else JSON or YAML.
+its own (``training/sb3/checkpoints.py``, ``training/batched/state.py``, …), every one through
+:func:`written_whole`: the files go into a hidden temporary folder beside the checkpoint, are flushed
+to disk and the folder is renamed into place, so a run killed while writing leaves no folder that
+looks like a checkpoint and is not. After each new ``step_N`` the oldest beyond the config's
+``keep_checkpoints`` are removed (:func:`prune_checkpoints`), and ``--resume RUN_DIR`` takes the run's
+last whole checkpoint (:func:`resume_folder`). Nothing is pickled: tensors are safetensors,
+everything else JSON or YAML.
 """
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec
 
 from safetensors import SafetensorError, safe_open
 from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint, load_policy
 
 from .config import ConfigError, RunConfig
+
+CHECKPOINTS, FINAL = "checkpoints", "final"
+STEP = re.compile(r"step_(\d+)")
+"""The name of a checkpoint on the way: ``step_000100000``."""
+UNFINISHED = (".partial", ".old")
+"""Suffixes of the hidden folders of a write in progress (or killed): never a checkpoint, pruned."""
+Saver = ParamSpec("Saver")
+
+
+def step_folder(run_dir: Path, step: int) -> Path:
+    """``<run>/checkpoints/step_<step, 9 digits>``."""
+    return run_dir / CHECKPOINTS / f"step_{step:09d}"
+
+
+@contextmanager
+def whole_folder(folder: Path) -> Iterator[Path]:
+    """Yield a new hidden folder beside ``folder`` to write into; when the block ends its files are flushed
+    to disk and it is renamed to ``folder`` (replacing one there). If the block raises, or the process
+    is killed in it, ``folder`` is untouched and only the hidden ``.<name>.*.partial`` is left, which no
+    reader takes for a checkpoint and :func:`prune_checkpoints` removes. Replacing a folder takes two renames
+    (the old one aside, the new one in): a kill between them leaves the old one hidden as ``*.old``, never a
+    folder half written."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=UNFINISHED[0], dir=folder.parent))
+    try:
+        yield temp
+        umask = os.umask(0)
+        os.umask(umask)
+        temp.chmod(0o777 & ~umask)  # mkdtemp makes it private; a checkpoint is read by others' evaluations
+        for path in temp.rglob("*"):
+            if path.is_file():
+                with path.open("rb") as written:
+                    os.fsync(written.fileno())
+        _replace(temp, folder)
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+
+
+def _replace(temp: Path, folder: Path) -> None:
+    if folder.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=UNFINISHED[1], dir=folder.parent))
+        os.replace(folder, old / folder.name)
+        os.replace(temp, folder)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(temp, folder)
+    parent = os.open(folder.parent, os.O_RDONLY)
+    try:
+        os.fsync(parent)  # the rename itself reaches the disk
+    finally:
+        os.close(parent)
+
+
+def written_whole(save: Callable[Concatenate[Path, Saver], Path]) -> Callable[Concatenate[Path, Saver], Path]:
+    """A checkpoint writer ``save(folder, ...) -> a file in folder`` that writes the folder whole or not at all
+    (:func:`whole_folder`); it returns the path that file has once the folder is in place."""
+
+    @functools.wraps(save)
+    def whole(folder: Path, *args: Saver.args, **kwargs: Saver.kwargs) -> Path:
+        with whole_folder(folder) as temp:
+            written = save(temp, *args, **kwargs)
+        return folder / written.relative_to(temp)
+
+    return whole
+
+
+def prune_checkpoints(run_dir: Path, keep: int) -> list[Path]:
+    """Remove all but the newest ``keep`` ``checkpoints/step_N`` of a run (0: keep every one), and what
+    killed writers left (hidden ``*.partial``, ``*.old``); the removed folders. Called by the run's
+    only writer right after a checkpoint is whole, so nothing it removes is being written."""
+    folder = run_dir / CHECKPOINTS
+    if not folder.is_dir():
+        return []
+    steps = sorted((p for p in folder.iterdir() if p.is_dir() and STEP.fullmatch(p.name)), key=_step_of)
+    gone = [p for p in folder.iterdir() if p.name.startswith(".") and p.name.endswith(UNFINISHED)]
+    gone += [p for p in run_dir.iterdir() if p.name.startswith(".") and p.name.endswith(UNFINISHED)]
+    if keep > 0:
+        gone += steps[:-keep]
+    for path in gone:
+        shutil.rmtree(path, ignore_errors=True)
+    return gone
+
+
+def resume_folder(path: Path) -> Path:
+    """The checkpoint ``--resume PATH`` names: ``PATH`` itself if it is one (it holds ``trainer.json``),
+    else, for a run folder, its last whole checkpoint (:func:`latest_checkpoint`)."""
+    if (path / "trainer.json").exists() or not ((path / CHECKPOINTS).is_dir() or (path / FINAL).is_dir()):
+        return path
+    return latest_checkpoint(path)
+
+
+def latest_checkpoint(run_dir: Path) -> Path:
+    """The whole checkpoint of ``run_dir`` with the most steps (``final/`` before ``step_N`` of as many):
+    its trainer state readable, its policy loading with the weights its metadata hashes, its
+    ``trainer.safetensors`` readable. :class:`ConfigError` naming what was found if there is none."""
+    found = [run_dir / FINAL] if (run_dir / FINAL).is_dir() else []
+    if (run_dir / CHECKPOINTS).is_dir():
+        found += [p for p in (run_dir / CHECKPOINTS).iterdir() if p.is_dir() and STEP.fullmatch(p.name)]
+    steps: dict[Path, int] = {}
+    refused: list[str] = []
+    for folder in found:
+        try:
+            steps[folder] = int(read_trainer_state(folder)["num_timesteps"])
+        except ConfigError:
+            refused.append(f"{folder.name} (no trainer state)")
+    for folder in sorted(steps, key=lambda f: (steps[f], f.name == FINAL), reverse=True):
+        try:
+            load_policy(folder / "policy")
+            with safe_open(str(folder / "trainer.safetensors"), framework="pt") as tensors:
+                tensors.keys()
+            if not (folder / "config.yaml").is_file():
+                raise OSError("config.yaml is missing")
+        except (CheckpointError, OSError, SafetensorError) as err:
+            refused.append(f"{folder.name} ({' '.join(str(err).split())[:200]})")
+            continue
+        return folder
+    seen = ", ".join(refused) or "no checkpoints/step_N or final/"
+    raise ConfigError(f"{run_dir}: no whole checkpoint to resume from (found {seen})")
+
+
+def _step_of(folder: Path) -> int:
+    match = STEP.fullmatch(folder.name)
+    return int(match.group(1)) if match else -1
 
 
 def read_trainer_state(folder: Path) -> dict[str, Any]:
@@ -78,4 +214,4 @@ def checked_policy(folder: Path, config: RunConfig) -> PolicyCheckpoint:
 def run_dir_of(checkpoint: Path) -> Path:
     """The run folder a checkpoint belongs to: ``<run>/checkpoints/step_N`` or ``<run>/final``."""
     folder = checkpoint.resolve()
-    return folder.parent.parent if folder.parent.name == "checkpoints" else folder.parent
+    return folder.parent.parent if folder.parent.name == CHECKPOINTS else folder.parent

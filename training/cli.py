@@ -18,7 +18,7 @@ EXAMPLES = """examples:
   python train.py --config path/to/my_run.yaml      # a config file of your own
   python train.py --set total_timesteps=20000 --set opponents.heuristic=0.5
   python train.py --set pi_layers=[128,128] --set learning_rate=1e-4
-  python train.py --resume runs/RUN/checkpoints/step_000100000 --set total_timesteps=400000
+  python train.py --resume runs/RUN --set total_timesteps=400000   # from its last whole checkpoint
 """
 
 
@@ -58,9 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--resume",
         type=Path,
-        metavar="CHECKPOINT_DIR",
-        help="continue a run from checkpoints/step_N or final/ (its config.yaml, step count, learning-rate schedule, "
-        "optimizer state, self-play pool and RNG states); --set may change e.g. total_timesteps",
+        metavar="RUN_DIR",
+        help="continue a run from its last whole checkpoint (a run folder), or from the checkpoint folder named "
+        "(checkpoints/step_N or final/): its config.yaml, step count, learning-rate schedule, optimizer state, "
+        "self-play pool and RNG states; --set may change e.g. total_timesteps",
     )
     parser.add_argument(
         "--address", metavar="ADDR", help="trainer: ray or rllib: the Ray cluster to join (docs/rllib.md)"

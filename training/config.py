@@ -98,6 +98,8 @@ class RunConfig:
         final_eval_deals: deals of the evaluation against each baseline when training ends; 0: skip.
         final_eval_opponents: registry names the final policy meets (n − 1 copies each).
         run_dir: the folder that holds run folders.
+        keep_checkpoints: the newest ``checkpoints/step_N`` folders kept: once a new one is whole, older
+            ones beyond this many are removed (``final/`` always stays); 0: keep every one.
         progress_bar: show a tqdm progress bar.
     """
 
@@ -115,6 +117,7 @@ class RunConfig:
     final_eval_deals: int = 500
     final_eval_opponents: tuple[str, ...] = BASELINES
     run_dir: str = "runs"
+    keep_checkpoints: int = 5
     progress_bar: bool = True
 
     def __post_init__(self) -> None:
@@ -133,6 +136,7 @@ class RunConfig:
             self._require_int(name, 0, "an int >= 0")
         below = self.eval_seed < IN_TRAINING_SEEDS
         require_field("eval_seed", self.eval_seed, below, f"an int below {IN_TRAINING_SEEDS} (2**40)")
+        self._require_int("keep_checkpoints", 0, "an int >= 0 (0: keep every checkpoint)")
         for name in ("total_timesteps", "torch_threads"):
             self._require_int(name, 1, "an int > 0")
         value = self.reward_scale

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from ..checkpoints import read_trainer_state
+from ..checkpoints import prune_checkpoints, read_trainer_state, step_folder
 from ..config import TrainResult
 from .config import BatchedConfig
 from .state import restore_batched, save_batched_checkpoint
@@ -48,7 +48,8 @@ def learn_and_save(trainer: BatchedTrainer, config: BatchedConfig, run_dir: Path
     started = time.perf_counter()
 
     def checkpoint(step: int) -> None:
-        save_batched_checkpoint(run_dir / "checkpoints" / f"step_{step:09d}", trainer, run_dir.name)
+        save_batched_checkpoint(step_folder(run_dir, step), trainer, run_dir.name)
+        prune_checkpoints(run_dir, config.keep_checkpoints)
 
     trainer.learn(config.total_timesteps, on_checkpoint=checkpoint, label=config.policy_label)
     seconds = time.perf_counter() - started

@@ -20,6 +20,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
 
+from ..checkpoints import written_whole
 from ..config import ConfigError
 from .trainer import BatchedTrainer
 
@@ -27,9 +28,9 @@ ORACLE = "oracle."
 """Prefix of the oracle critic's tensors in ``trainer.safetensors``."""
 
 
+@written_whole
 def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str) -> Path:
-    """Write policy, trainer state and config into ``folder``; return the policy's JSON path."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write policy, trainer state and config into ``folder`` (whole or not at all); return the policy's JSON path."""
     config, step = trainer.config, int(trainer.num_timesteps)
     meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), run_name=run_name, num_timesteps=step)
     policy_json = save_policy(folder / "policy", trainer.net.tensors(), meta)

@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 from sam_env.agents.qnet.checkpoint import save_qnet
 
+from ..checkpoints import prune_checkpoints, step_folder, written_whole
 from ..config import ConfigError, TrainResult
 from .config import DMCConfig
 from .trainer import DMCTrainer
@@ -28,7 +29,8 @@ def train(config: DMCConfig, run_dir: Path, resume: Path | None) -> TrainResult:
     started = time.perf_counter()
 
     def checkpoint(step: int) -> None:
-        save_dmc_checkpoint(run_dir / "checkpoints" / f"step_{step:09d}", trainer, run_dir.name)
+        save_dmc_checkpoint(step_folder(run_dir, step), trainer, run_dir.name)
+        prune_checkpoints(run_dir, config.keep_checkpoints)
 
     trainer.learn(on_checkpoint=checkpoint, label=config.policy_label)
     seconds = time.perf_counter() - started
@@ -49,9 +51,10 @@ def train(config: DMCConfig, run_dir: Path, resume: Path | None) -> TrainResult:
     return TrainResult(final, trainer.num_timesteps, seconds)
 
 
+@written_whole
 def save_dmc_checkpoint(folder: Path, trainer: DMCTrainer, run_name: str) -> Path:
-    """Write the network (``policy.*``, format ``sam-env-qnet``), the run's counts and history and its config."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write the network (``policy.*``, format ``sam-env-qnet``), the run's counts and history and its config
+    (whole or not at all)."""
     snapshot = trainer.snapshot()
     policy_json = save_qnet(folder / "policy", snapshot.tensors, {**snapshot.metadata, "run_name": run_name})
     state = {

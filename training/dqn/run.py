@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 from sam_env.agents.qnet.checkpoint import save_qnet
 
+from ..checkpoints import prune_checkpoints, step_folder, written_whole
 from ..config import ConfigError, TrainResult
 from .config import DQNConfig
 from .trainer import DQNTrainer
@@ -29,7 +30,8 @@ def train(config: DQNConfig, run_dir: Path, resume: Path | None) -> TrainResult:
     started = time.perf_counter()
 
     def checkpoint(step: int) -> None:
-        save_dqn_checkpoint(run_dir / "checkpoints" / f"step_{step:09d}", trainer, run_dir.name)
+        save_dqn_checkpoint(step_folder(run_dir, step), trainer, run_dir.name)
+        prune_checkpoints(run_dir, config.keep_checkpoints)
 
     trainer.learn(on_checkpoint=checkpoint, label=config.policy_label)
     seconds = time.perf_counter() - started
@@ -42,9 +44,10 @@ def train(config: DQNConfig, run_dir: Path, resume: Path | None) -> TrainResult:
     return TrainResult(final, trainer.num_timesteps, seconds)
 
 
+@written_whole
 def save_dqn_checkpoint(folder: Path, trainer: DQNTrainer, run_name: str) -> Path:
-    """Write the Q-network (``policy.*``, format ``sam-env-qnet``), the run's counts and history and its config."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write the Q-network (``policy.*``, format ``sam-env-qnet``), the run's counts and history and its config
+    (whole or not at all)."""
     snapshot = trainer.snapshot()
     policy_json = save_qnet(folder / "policy", snapshot.tensors, {**snapshot.metadata, "run_name": run_name})
     state = {

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from ..batched.trainer import tensorboard_logger
-from ..checkpoints import read_trainer_state
+from ..checkpoints import prune_checkpoints, read_trainer_state, step_folder
 from ..config import TrainResult
 from .config import ExpertConfig
 from .state import restore_expert, save_expert_checkpoint
@@ -34,7 +34,8 @@ def train(config: ExpertConfig, run_dir: Path, resume: Path | None) -> TrainResu
     started = time.perf_counter()
 
     def checkpoint(step: int) -> None:
-        save_expert_checkpoint(run_dir / "checkpoints" / f"step_{step:09d}", trainer, run_name)
+        save_expert_checkpoint(step_folder(run_dir, step), trainer, run_name)
+        prune_checkpoints(run_dir, config.keep_checkpoints)
 
     trainer.learn(on_checkpoint=checkpoint, label=config.policy_label)
     seconds = time.perf_counter() - started

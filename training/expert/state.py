@@ -23,7 +23,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from sam_env.agents.ppo.checkpoint import policy_metadata, save_policy
 
-from ..checkpoints import checked_policy
+from ..checkpoints import checked_policy, written_whole
 from ..config import ConfigError
 from .distill import Samples
 from .trainer import ExpertTrainer
@@ -32,9 +32,9 @@ BUFFER = "buffer."
 OPTIMIZER = "optimizer."
 
 
+@written_whole
 def save_expert_checkpoint(folder: Path, trainer: ExpertTrainer, run_name: str) -> Path:
-    """Write policy, trainer state and config into ``folder``; return the policy's JSON path."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write policy, trainer state and config into ``folder`` (whole or not at all); return the policy's JSON path."""
     config, step = trainer.config, int(trainer.num_timesteps)
     meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), run_name=run_name, num_timesteps=step)
     policy_json = save_policy(folder / "policy", trainer.net.tensors(), meta)

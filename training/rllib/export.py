@@ -17,7 +17,10 @@ from sam_env.agents.ppo.checkpoint import PolicyArch, policy_metadata, save_poli
 
 from sam_env import RuleConfig
 
+from ..checkpoints import written_whole
 
+
+@written_whole
 def export_policy(
     folder: Path,
     state: Mapping[str, Any],

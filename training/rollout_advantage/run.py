@@ -21,7 +21,7 @@ from safetensors.torch import load_file, save_file
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata, save_policy
 
 from ..batched.trainer import tensorboard_logger
-from ..checkpoints import checked_policy, read_trainer_state
+from ..checkpoints import checked_policy, prune_checkpoints, read_trainer_state, step_folder, written_whole
 from ..config import ConfigError, TrainResult
 from ..lineage import LINEAGE, grown_from
 from .config import RolloutAdvantageConfig
@@ -47,7 +47,8 @@ def train(config: RolloutAdvantageConfig, run_dir: Path, resume: Path | None) ->
     started = time.perf_counter()
 
     def checkpoint(step: int) -> None:
-        save_checkpoint(run_dir / "checkpoints" / f"step_{step:09d}", trainer, run_dir.name)
+        save_checkpoint(step_folder(run_dir, step), trainer, run_dir.name)
+        prune_checkpoints(run_dir, config.keep_checkpoints)
 
     trainer.learn(on_checkpoint=checkpoint, label=config.policy_label)
     seconds = time.perf_counter() - started
@@ -72,9 +73,9 @@ def train(config: RolloutAdvantageConfig, run_dir: Path, resume: Path | None) ->
     return TrainResult(final, trainer.num_timesteps, seconds)
 
 
+@written_whole
 def save_checkpoint(folder: Path, trainer: RolloutAdvantageTrainer, run_name: str) -> Path:
-    """Write policy, trainer state and config into ``folder``; return the policy's JSON path."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write policy, trainer state and config into ``folder`` (whole or not at all); return the policy's JSON path."""
     config, step = trainer.config, int(trainer.num_timesteps)
     extra = {"run_name": run_name, "num_timesteps": step, LINEAGE: trainer.lineage}
     meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), **extra)

@@ -14,6 +14,7 @@ from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 
+from ..checkpoints import prune_checkpoints, step_folder
 from ..config import OPPONENT_KINDS
 from ..evaluate import evaluate
 from ..schedule import StepSchedule
@@ -70,7 +71,8 @@ class TrainingSchedule(BaseCallback):
             self.run_eval(step)
         if self.schedule.due("checkpoint", step):
             started = time.perf_counter()
-            save_checkpoint(self.run_dir / "checkpoints" / f"step_{step:09d}", self.model, c, self.run_name, self.pool)
+            save_checkpoint(step_folder(self.run_dir, step), self.model, c, self.run_name, self.pool)
+            prune_checkpoints(self.run_dir, c.keep_checkpoints)
             self._seconds["checkpoint"] += time.perf_counter() - started
         self._clock = time.perf_counter()
 

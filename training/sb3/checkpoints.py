@@ -20,7 +20,7 @@ from safetensors.torch import load_file, save_file
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata, save_policy, save_weights
 from sb3_contrib import MaskablePPO
 
-from ..checkpoints import checked_policy
+from ..checkpoints import checked_policy, written_whole
 from ..config import ConfigError
 from .config import SB3Config
 
@@ -35,11 +35,11 @@ def snapshot_of(model: MaskablePPO, config: SB3Config, step: int) -> PolicyCheck
     return PolicyCheckpoint.in_memory(policy_tensors(model), meta, f"snapshot at step {step}")
 
 
+@written_whole
 def save_checkpoint(
     folder: Path, model: MaskablePPO, config: SB3Config, run_name: str, pool: list[tuple[int, PolicyCheckpoint]]
 ) -> Path:
-    """Write policy, trainer state and config into ``folder``; return the policy's JSON path."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write policy, trainer state and config into ``folder`` (whole or not at all); return the policy's JSON path."""
     step = int(model.num_timesteps)
     meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), run_name=run_name, num_timesteps=step)
     policy_json = save_policy(folder / "policy", policy_tensors(model), meta)
