@@ -184,12 +184,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError(f"--deals must be at least 1, got {args.deals}")
         if args.workers < 1:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        if args.seed < 0:
+            raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
         if args.address is not None and not args.ray:
             raise ValueError("--address names a Ray cluster; add --ray to play there")
         if args.ray and importlib.util.find_spec("ray") is None:
             raise ValueError("--ray needs Ray: pip install -e '.[rllib]'")
         rules = rules_from_args(args)
         matches = plan_matches(args, rules)
+        try:  # before the matches, not after them
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ValueError(f"cannot write the results to --out {args.out}: {err.strerror or err}") from None
         writer = None if args.record is None else ReplayWriter(args.record)
     start = time.perf_counter()
     progress = not args.no_progress

@@ -69,6 +69,8 @@ def _lineup(args: argparse.Namespace, rules: RuleConfig) -> list[str]:
         raise ValueError(f"--seat must be a seat from 0 to {n - 1} for {n} players, got {args.seat}")
     if args.hands < 1:
         raise ValueError(f"--hands must be at least 1, got {args.hands}")
+    if args.seed is not None and args.seed < 0:
+        raise ValueError(f"--seed must be an int >= 0, got {args.seed}")
     return opponent_lineup(args.opponents, n)
 
 

@@ -22,11 +22,15 @@ def read_mapping(path: Path, what: str, error: type[Exception] = ValueError) -> 
     path = Path(path)
     if not path.is_file():
         raise error(f"{what} {str(path)!r} does not exist")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise error(f"{what} {str(path)!r} cannot be read as UTF-8 text: {err}") from None
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as err:
-        raise error(f"{what} {str(path)!r} is not valid {path.suffix.lstrip('.') or 'YAML'}: {err}") from None
+    except (json.JSONDecodeError, yaml.YAMLError, RecursionError) as err:
+        reason = "nested too deeply" if isinstance(err, RecursionError) else err
+        raise error(f"{what} {str(path)!r} is not valid {path.suffix.lstrip('.') or 'YAML'}: {reason}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
