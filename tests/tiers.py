@@ -4,7 +4,7 @@ A test that needs an extra carries that extra's marker (``train``, ``rllib``, ``
 ``docs``; ``browser`` for Chromium, ``dev`` for the development tools): whole folders and files get theirs
 from :data:`TIERS`, single tests from a decorator in their module. Every other test is marked ``fast``:
 it needs only the base install, pytest and hypothesis (the engine, the environments, the bots and the
-evaluation) — ``pytest -m fast`` (docs/architecture.md#tests).
+evaluation) — ``pytest -m fast`` (docs/architecture.md#test-tiers).
 
 Where an extra is not installed, its folders and files are not collected and its single tests skip,
 each named in the summary. Under CI (the environment variable ``CI`` set, as ``.ci/run`` and CI
