@@ -1,5 +1,7 @@
 """Policy networks that see the hand's history (encoding version 2) and score moves (the move head).
 
+The tests that build the torch network are the ``train`` tier's; the rest need the base install only.
+
 The torch network (training), the numpy player and the search's compiled network must agree on every
 legal move's logit; checkpoints record the head and the version; networks of version 1 play at a
 version-2 table exactly as at a version-1 one.
@@ -11,10 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from sam_env.agents.ppo.bot import PPOBot
 from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyArch, load_policy, policy_metadata, save_policy
-from sam_env.agents.ppo.network import ActorCritic, MoveFeatures
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.network import CompiledNetwork
@@ -48,14 +48,22 @@ def _batch(n_players: int = 4, steps: int = 30) -> tuple[np.ndarray, np.ndarray]
     return batch.observation.copy(), batch.action_mask.copy()
 
 
+@pytest.mark.train
 def test_torch_move_features_are_the_numpy_ones() -> None:
+    import torch
+    from sam_env.agents.ppo.network import MoveFeatures
+
     obs, masks = _batch()
     rows, actions = legal_pairs(masks)
     got = MoveFeatures()(torch.from_numpy(obs), torch.from_numpy(rows), torch.from_numpy(actions))
     assert np.array_equal(got.numpy(), move_features(obs[rows], actions))
 
 
+@pytest.mark.train
 def test_torch_numpy_and_compiled_networks_agree_on_every_legal_move(tmp_path: Path) -> None:
+    import torch
+    from sam_env.agents.ppo.network import ActorCritic
+
     checkpoint = load_policy(move_head_checkpoint(tmp_path))
     assert checkpoint.arch == ARCH and checkpoint.encoding_version == 2
     obs, masks = _batch()
