@@ -235,6 +235,9 @@ def main(argv: list[str] | None = None) -> int:
         args.page.write_text("# Standard algorithms on one budget\n", encoding="utf-8")
     write_section(str(args.page), SECTION, body)
     print(f"\n{body}\n\nwrote {args.page} and {table_file}")
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    if args.page.resolve().is_relative_to(ROOT / "docs") and args.page.name not in nav:
+        print(f"{args.page.name} is not in mkdocs.yml's nav yet: add it (the strict docs build refuses a page outside)")
     return 0
 
 
