@@ -82,7 +82,10 @@ def test_load_bot_takes_a_checkpoint_path(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", [None, 3, ["ppo"]])
 def test_load_bot_refuses_what_is_neither_a_name_nor_a_path(bad: object) -> None:
-    with pytest.raises(TypeError, match=r"an agent name .*heuristic.*, a checkpoint path or a PolicyCheckpoint"):
+    """Since bots may be objects of one's own, anything else is refused naming what a bot may be."""
+    from sam_env.agents.code_specs import BotSpecError
+
+    with pytest.raises(BotSpecError, match=r"is not a bot; expected a sam_env\.Bot subclass or instance"):
         load_bot(bad)
 
 
