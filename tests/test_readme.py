@@ -43,7 +43,20 @@ PARSERS: dict[str, Callable[[Sequence[str]], object]] = {
     "python -m sam_env.apps.play": play.build_parser().parse_args,
 }
 """Our programs, by the words that start their command, and what parses the rest of it."""
-EXTERNAL = ("pip", "pytest", "tensorboard", "ray", "git", "cd", ".", "source", "python -m venv", "mkdocs", "nohup")
+EXTERNAL = (
+    "pip",
+    "pytest",
+    "tensorboard",
+    "ray",
+    "git",
+    "cd",
+    ".",
+    "source",
+    "python -m venv",
+    "mkdocs",
+    "nohup",
+    "grep",
+)
 """Other people's programs the docs run: checked by their authors, not here."""
 
 
