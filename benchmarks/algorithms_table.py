@@ -32,20 +32,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import resource
 import shlex
 import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from sam_env.evaluation.report import write_section
 from sam_env.evaluation.results import SUFFIX, read_results
+from sam_env.training.algorithms import ALGORITHMS, QUIET, Algorithm, steps_per_second, table
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,33 +51,6 @@ SECTION = "algorithms_table"
 DEFAULT_EVAL = (
     "sam-eval --protocol v1 --tier {tier} --candidates {policy} --out {out} --workers {workers} --no-progress"
 )
-QUIET = {"final_eval_deals": 0, "progress_bar": False, "torch_threads": 1}
-"""Overrides of every run: no final evaluation (the protocol's replaces it), no bar, one torch thread."""
-NO_EVALS = {"eval_every": 0, "checkpoint_every": 0}
-"""Overrides of the trainers that evaluate and checkpoint on a schedule: neither during the budget."""
-
-
-@dataclass(frozen=True)
-class Algorithm:
-    """One row of the table: its label, its config and what the table changes in it."""
-
-    label: str
-    config: str
-    overrides: dict[str, Any] = field(default_factory=dict)
-    calibration_steps: int = 20_000
-    """Learner steps of the calibration run: enough for a few iterations after the warm-up."""
-
-
-ALGORITHMS: dict[str, Algorithm] = {
-    "ppo_selfplay": Algorithm("PPO, batched self-play", "configs/default.yaml", NO_EVALS, 400_000),
-    "ppo_vs_heuristic": Algorithm("PPO against heuristic seats", "configs/vs_heuristic.yaml", NO_EVALS, 400_000),
-    "sb3": Algorithm("SB3 MaskablePPO", "configs/sb3.yaml", NO_EVALS, 20_000),
-    "rllib": Algorithm("RLlib PPO", "configs/rllib.yaml", {}, 40_000),
-    "expert": Algorithm("Expert iteration", "configs/expert.yaml", {**NO_EVALS, "init_from": None}, 2_000),
-    "dqn": Algorithm("DQN (Tianshou)", "configs/dqn.yaml", NO_EVALS, 4_000),
-    "dmc": Algorithm("Deep Monte-Carlo (DouZero's)", "configs/dmc.yaml", NO_EVALS, 1_000_000),
-}
-"""The algorithms by key: the project's trainers, Tianshou's DQN and DouZero's Deep Monte-Carlo."""
 
 
 def train(algorithm: Algorithm, name: str, seed: int, steps: int, run_dir: Path) -> dict[str, Any]:
@@ -112,14 +83,6 @@ def train(algorithm: Algorithm, name: str, seed: int, steps: int, run_dir: Path)
     }
 
 
-def steps_per_second(speed: dict[str, Any]) -> float:
-    """A run's learner steps per second: after its warm-up iteration where it had more than one, else overall."""
-    rate = speed.get("learner_steps_per_second_after_warm_up") or speed.get("learner_steps_per_second")
-    if not rate:
-        raise RuntimeError(f"no learner steps per second in speed.json: {speed}")
-    return float(rate)
-
-
 def evaluate(template: str, policy: str, out: Path, tier: str, workers: int) -> dict[str, Any]:
     """Run the evaluation command; the one results file it wrote into ``out``, read and validated."""
     out.mkdir(parents=True, exist_ok=True)
@@ -146,44 +109,6 @@ def evaluate(template: str, policy: str, out: Path, tier: str, workers: int) -> 
         "tier": document["protocol"]["tier"],
         "machine": document.get("machine", {}),
     }
-
-
-def table(records: dict[str, dict[str, Any]], keys: list[str], budget: float, seeds: list[int]) -> str:
-    """The Markdown table: one row per algorithm, the headline's mean and spread over seeds, then each seed."""
-    lines = [
-        "| algorithm | headline X/hand, mean ± sd over seeds | per seed [95 % CI] | vs heuristic x3 | "
-        "learner steps | train min | CPU min |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for key in keys:
-        runs = [records[f"{key}__s{s}"] for s in seeds if f"{key}__s{s}" in records]
-        if not runs:
-            continue
-        scores = np.array([r["evaluation"]["headline"]["score"] for r in runs])
-        spread = f" ± {scores.std(ddof=1):.2f}" if len(scores) > 1 else ""
-        per_seed = ", ".join(
-            f"{h['score']:+.2f} [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}]"
-            for h in (r["evaluation"]["headline"] for r in runs)
-        )
-        heuristic = [r["evaluation"]["rows"].get("heuristic") for r in runs]
-        vs = f"{np.mean(heuristic):+.2f}" if all(v is not None for v in heuristic) else "–"
-        steps = f"{np.mean([r['training']['steps'] for r in runs]):,.0f}"
-        wall = np.mean([r["training"]["wall_seconds"] for r in runs]) / 60
-        cpu = np.mean([r["training"]["cpu_seconds"] for r in runs]) / 60
-        label = ALGORITHMS[key].label
-        lines.append(
-            f"| {label} | {scores.mean():+.2f}{spread} | {per_seed} | {vs} | {steps} | {wall:.1f} | {cpu:.1f} |"
-        )
-    first = next(iter(records.values()))["evaluation"] if records else {}
-    machine = first.get("machine", {})
-    cores = f", {machine['cpu_count']} cores" if machine.get("cpu_count") else ""
-    note = (
-        f"\n\nBudget {budget:g} min of training per run on one core (train min: the run's wall time, start-up "
-        f"included), seeds {', '.join(map(str, seeds))}; protocol v1, {first.get('tier', '?')} tier, 4 seats; "
-        f"machine: {machine.get('processor') or platform.machine()}{cores}, {platform.system()}. "
-        "Written by `benchmarks/algorithms_table.py`."
-    )
-    return "\n".join(lines) + note
 
 
 def main(argv: list[str] | None = None) -> int:
