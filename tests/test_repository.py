@@ -38,3 +38,19 @@ def test_the_readme_is_a_front_page() -> None:
     assert len(readme.splitlines()) <= 200
     assert readme.split("```", 1)[0].strip() == "# sam-env"  # the commands come first
     assert not re.search(r"\[[+−-]\d+\.\d+, [+−-]\d", readme)  # no confidence intervals at the front door
+
+
+LOADS_BY_PATH = ("spec_from_file_location", "run_path", "SourceFileLoader", "exec(open(")
+"""What loads a file's code by its path, around the import system's names for it."""
+
+
+def test_no_test_loads_code_by_path() -> None:
+    """Tests import modules by name (scripts keep their logic in the package); a script runs as a user runs it."""
+    offenders = [
+        f"{path.relative_to(ROOT)}: {needle}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if path.name != "test_repository.py"
+        for needle in LOADS_BY_PATH
+        if needle in path.read_text(encoding="utf-8")
+    ]
+    assert not offenders, offenders

@@ -28,7 +28,7 @@ SMALL = [
 ]  # fmt: skip
 
 HANGING_WRITER = """
-import runpy, sys, time
+import sys, time
 from pathlib import Path
 import safetensors.torch
 from sam_env.training.batched import state
@@ -46,8 +46,9 @@ def save_file(tensors, path):  # the second checkpoint's trainer state: half of 
     time.sleep(600)
 
 state.save_file = save_file
-sys.argv = ["train.py", *sys.argv[2:]]
-runpy.run_path(sys.argv[0], run_name="__main__")
+import train  # train.py, by its module name: ``python -c`` in the repository root has the root on sys.path
+
+sys.exit(train.main(sys.argv[2:]))
 """
 
 
