@@ -32,17 +32,9 @@ from sam_env.agents.registry import FACTORIES, shipped_network_for
 from sam_env.agents.search import SearchBot
 
 from sam_env.core import RuleConfig
+from sam_env.utils.files import file_sha256
 
 AGENTS_DIR = Path(PRETRAINED_DIR).parent
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """SHA-256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def files_sha256(paths: Iterable[Path], root: Path) -> str:

@@ -15,7 +15,6 @@ short is refused with a message naming it instead of playing with garbage weight
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -29,6 +28,7 @@ from safetensors.numpy import load_file, save_file
 
 from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig, RuleConfigError, encoding, move_features
 from sam_env.encoding import ENCODING_VERSIONS, observation_size
+from sam_env.utils.files import file_sha256
 
 FORMAT = "sam-env-policy"
 FORMAT_VERSION = 1
@@ -250,18 +250,24 @@ def save_weights(arrays: Mapping[str, Any], path: Path, save: Any = save_file) -
 
 
 def save_policy(path: str | Path, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> Path:
-    """Write ``<stem>.safetensors`` and ``<stem>.json``; return the JSON path.
+    """Write ``<stem>.safetensors`` and ``<stem>.json``; return the JSON path (:func:`write_checkpoint`)."""
+    json_path, weights_path = checkpoint_files(path)
+    arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
+    PolicyCheckpoint.in_memory(arrays, metadata, str(json_path))
+    return write_checkpoint(json_path, weights_path, arrays, metadata)
+
+
+def write_checkpoint(
+    json_path: Path, weights_path: Path, arrays: Mapping[str, np.ndarray], metadata: Mapping[str, Any]
+) -> Path:
+    """The files of any network checkpoint (a policy, a Q-network), once its tensors are checked.
 
     The weights are written first and hashed into the metadata, so a JSON file always describes
     exactly the weights beside it.
     """
-    json_path, weights_path = checkpoint_files(path)
-    arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
-    PolicyCheckpoint.in_memory(arrays, metadata, str(json_path))
     json_path.parent.mkdir(parents=True, exist_ok=True)
     save_weights(arrays, weights_path)
-    meta = dict(metadata)
-    meta["weights"] = {"file": weights_path.name, "sha256": _sha256(weights_path)}
+    meta = {**metadata, "weights": {"file": weights_path.name, "sha256": file_sha256(weights_path)}}
     json_path.write_text(json.dumps(meta, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     return json_path
 
@@ -285,6 +291,16 @@ def load_policy(path: str | Path, n_players: int | None = None) -> PolicyCheckpo
     metadata = read_metadata(json_path)
     _check_metadata(metadata, str(json_path))
     check_table(str(json_path), metadata["rules"].get("n_players"), n_players)
+    tensors = read_weights(json_path, weights_path, metadata)
+    checkpoint = PolicyCheckpoint(tensors, metadata, str(weights_path))
+    _check_tensors(checkpoint, str(weights_path))
+    return checkpoint
+
+
+def read_weights(
+    json_path: Path, weights_path: Path, metadata: Mapping[str, Any], what: str = "the policy state dict"
+) -> dict[str, np.ndarray]:
+    """The tensors of any network checkpoint (``what`` they are), once the file's SHA-256 is the one recorded."""
     if not weights_path.is_file():
         raise CheckpointError(f"{json_path}: the weights file {weights_path} is missing")
     record = metadata.get("weights")
@@ -294,22 +310,18 @@ def load_policy(path: str | Path, n_players: int | None = None) -> PolicyCheckpo
             f"{json_path}: no SHA-256 of the weights in the metadata (found weights = {record!r}); expected "
             '{"file": ..., "sha256": ...} as save_policy writes it, so that the weights can be checked'
         )
-    actual = _sha256(weights_path)
+    actual = file_sha256(weights_path)
     if recorded != actual:
         raise CheckpointError(
             f"{weights_path}: the file is damaged or was replaced — its SHA-256 is {actual}, but "
             f"{json_path.name} expects {recorded}; re-download or re-export the checkpoint"
         )
     try:
-        tensors = load_file(str(weights_path))
+        return load_file(str(weights_path))
     except (SafetensorError, OSError, ValueError) as err:
         raise CheckpointError(
-            f"{weights_path}: not a readable safetensors file ({err}); expected the policy state dict "
-            f"described by {json_path.name}"
+            f"{weights_path}: not a readable safetensors file ({err}); expected {what} described by {json_path.name}"
         ) from None
-    checkpoint = PolicyCheckpoint(tensors, metadata, str(weights_path))
-    _check_tensors(checkpoint, str(weights_path))
-    return checkpoint
 
 
 def copy_policy(source: str | Path, destination: str | Path) -> Path:
@@ -415,25 +427,24 @@ def _check_metadata(metadata: dict[str, Any], source: str) -> None:
 
 
 def _check_tensors(checkpoint: PolicyCheckpoint, source: str) -> None:
-    """The tensors must be exactly those of the recorded architecture, as float32."""
-    expected = checkpoint.arch.tensor_shapes(checkpoint.obs_size, N_ACTIONS)
-    found = {k: tuple(v.shape) for k, v in checkpoint.tensors.items()}
+    shapes = checkpoint.arch.tensor_shapes(checkpoint.obs_size, N_ACTIONS)
+    check_tensor_shapes(checkpoint.tensors, shapes, source, "the architecture")
+
+
+def check_tensor_shapes(
+    tensors: Mapping[str, np.ndarray], expected: Mapping[str, tuple[int, ...]], source: str, what: str = "the network"
+) -> None:
+    """Any network checkpoint's tensors: exactly the names and shapes of ``what`` the metadata records, as finite
+    float32 values."""
+    found = {k: tuple(v.shape) for k, v in tensors.items()}
     if found != expected:
         missing = sorted(set(expected) - set(found))
         unexpected = sorted(set(found) - set(expected))
         wrong = sorted(k for k in set(found) & set(expected) if found[k] != expected[k])
         raise CheckpointError(
-            f"{source}: tensors do not match the architecture in the metadata "
+            f"{source}: tensors do not match {what} in the metadata "
             f"(missing {missing}, unexpected {unexpected}, wrong shape {wrong})"
         )
-    bad = sorted(k for k, v in checkpoint.tensors.items() if v.dtype != np.float32 or not np.isfinite(v).all())
+    bad = sorted(k for k, v in tensors.items() if v.dtype != np.float32 or not np.isfinite(v).all())
     if bad:
         raise CheckpointError(f"{source}: tensors {bad} are not finite float32 values")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

@@ -14,7 +14,6 @@ tensors are ``hidden.<i>.weight/bias`` then ``out.weight/bias``:
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,13 +21,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from safetensors import SafetensorError
-from safetensors.numpy import load_file
 
 from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig, RuleConfigError, encoding
 from sam_env.encoding import observation_size
 
-from ..ppo.checkpoint import ACTIVATIONS, CheckpointError, check_table, checkpoint_files, read_metadata, save_weights
+from ..ppo.checkpoint import (
+    ACTIVATIONS,
+    CheckpointError,
+    check_table,
+    check_tensor_shapes,
+    checkpoint_files,
+    read_metadata,
+    read_weights,
+    write_checkpoint,
+)
 from . import features
 
 FORMAT = "sam-env-qnet"
@@ -146,11 +152,7 @@ def save_qnet(path: str | Path, tensors: Mapping[str, np.ndarray], metadata: Map
     json_path, weights_path = checkpoint_files(path)
     arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
     QCheckpoint.in_memory(arrays, metadata, str(json_path))
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    save_weights(arrays, weights_path)
-    meta = {**metadata, "weights": {"file": weights_path.name, "sha256": _sha256(weights_path)}}
-    json_path.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    return json_path
+    return write_checkpoint(json_path, weights_path, arrays, metadata)
 
 
 def load_qnet(path: str | Path, n_players: int | None = None) -> QCheckpoint:
@@ -159,22 +161,7 @@ def load_qnet(path: str | Path, n_players: int | None = None) -> QCheckpoint:
     metadata = read_metadata(json_path)
     _check_metadata(metadata, str(json_path))
     check_table(str(json_path), metadata["rules"].get("n_players"), n_players)
-    record = metadata.get("weights")
-    recorded = record.get("sha256") if isinstance(record, dict) else None
-    if not weights_path.is_file():
-        raise CheckpointError(f"{json_path}: the weights file {weights_path} is missing")
-    if not isinstance(recorded, str):
-        raise CheckpointError(f"{json_path}: no SHA-256 of the weights in the metadata; expected weights.sha256")
-    actual = _sha256(weights_path)
-    if recorded != actual:
-        raise CheckpointError(
-            f"{weights_path}: the file is damaged or was replaced — its SHA-256 is {actual}, but "
-            f"{json_path.name} expects {recorded}; re-download or re-export the checkpoint"
-        )
-    try:
-        tensors = load_file(str(weights_path))
-    except (SafetensorError, OSError, ValueError) as err:
-        raise CheckpointError(f"{weights_path}: not a readable safetensors file ({err})") from None
+    tensors = read_weights(json_path, weights_path, metadata, "the Q-network's tensors")
     checkpoint = QCheckpoint(tensors, metadata, str(weights_path))
     _check_tensors(checkpoint)
     return checkpoint
@@ -224,24 +211,4 @@ def _check_metadata(metadata: dict[str, Any], source: str) -> None:
 
 
 def _check_tensors(checkpoint: QCheckpoint) -> None:
-    expected = checkpoint.arch.tensor_shapes(checkpoint.obs_size)
-    found = {k: tuple(v.shape) for k, v in checkpoint.tensors.items()}
-    if found != expected:
-        missing = sorted(set(expected) - set(found))
-        unexpected = sorted(set(found) - set(expected))
-        wrong = sorted(k for k in set(found) & set(expected) if found[k] != expected[k])
-        raise CheckpointError(
-            f"{checkpoint.source}: tensors do not match the network in the metadata "
-            f"(missing {missing}, unexpected {unexpected}, wrong shape {wrong})"
-        )
-    bad = sorted(k for k, v in checkpoint.tensors.items() if v.dtype != np.float32 or not np.isfinite(v).all())
-    if bad:
-        raise CheckpointError(f"{checkpoint.source}: tensors {bad} are not finite float32 values")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    check_tensor_shapes(checkpoint.tensors, checkpoint.arch.tensor_shapes(checkpoint.obs_size), checkpoint.source)
