@@ -103,7 +103,9 @@ def _summary_table(entries: list[Entry]) -> list[str]:
     for rank, entry in enumerate(sorted(entries, key=lambda e: (-e.score, e.label)), start=1):
         h = entry.document["headline"]
         cells = [str(rank), f"`{entry.label}`", _x(h["score"]), _interval(h["ci_low"], h["ci_high"])]
-        if not search:
+        if search:
+            cells += [_x(entry.document["rows"][0]["x_per_hand"])]  # the search tier's one row: ppo_search
+        else:
             greedy, heuristic, random = (_row_by(entry, name) for name in ("greedy", "heuristic", "random"))
             cells += [_x(greedy["x_per_hand"]) if greedy else "–", _x(heuristic["x_per_hand"]) if heuristic else "–"]
             cells += [_mean_of(entry, "panel", "margin"), _mean_of(entry, "network")]

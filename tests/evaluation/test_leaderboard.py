@@ -38,9 +38,11 @@ def test_rows_are_sorted_by_the_headline_and_link_to_their_details() -> None:
         ranked = [line for line in table.splitlines() if re.match(r"\| \d+ \|", line)]
         scores = [float(line.split(" | ")[2].replace("−", "-")) for line in ranked]
         assert scores == sorted(scores, reverse=True)
+        header = next(line for line in table.splitlines() if line.startswith("| # |"))
         for line in ranked:
             anchor = re.search(r"\(#([a-z0-9_-]+)\)", line)[1]
             assert f"{{#{anchor}}}" in page  # the details heading the row links to
+            assert line.count(" | ") == header.count(" | "), f"a cell missing under {header}: {line}"
 
 
 def test_a_file_added_without_rebuilding_the_page_is_caught(tmp_path: Path) -> None:
