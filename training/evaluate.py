@@ -17,6 +17,7 @@ from .config import IN_TRAINING_SEEDS
 
 if TYPE_CHECKING:
     from stable_baselines3.common.logger import Logger
+    from tqdm import tqdm
 
 
 def in_training_seed(eval_seed: int) -> int:
@@ -104,3 +105,35 @@ def record_evaluation(
         )
         + f" X/hand over {summaries[0].deals} deals"
     )
+
+
+class EvaluatesDuringTraining:
+    """``run_eval``: the during-run evaluation every trainer on the batched engine shares (a mixin).
+
+    It reads the trainer's ``config`` (``eval_opponents``, ``eval_deals``, ``eval_seed``, ``rule_config``),
+    ``num_timesteps``, ``snapshot()``, ``wall_start`` and ``logger``, and adds to its ``seconds["eval"]``,
+    ``history`` and ``last_eval``. A trainer adds fields of its own to the row with :meth:`eval_fields`.
+    """
+
+    def eval_fields(self) -> dict[str, float]:
+        """The trainer's own fields of an evaluation row, between ``step`` and ``wall_seconds`` (none here)."""
+        return {}
+
+    def eval_heading(self, step: int) -> str:
+        """How a progress line names the point of the run an evaluation was made at."""
+        return f"step {step:>10,}"
+
+    def run_eval(self, label: str, bar: tqdm | None = None) -> None:
+        """Duplicate evaluation of the current network (greedy moves) against each of ``eval_opponents``."""
+        clock = time.perf_counter()
+        c, step = self.config, self.num_timesteps  # type: ignore[attr-defined]
+        summaries = evaluate(self.snapshot(), label, c.eval_opponents, c.eval_deals, c.eval_seed)  # type: ignore[attr-defined]
+        self.seconds["eval"] += time.perf_counter() - clock  # type: ignore[attr-defined]
+        row: dict[str, float] = {"step": step, **self.eval_fields()}
+        row["wall_seconds"] = time.perf_counter() - self.wall_start  # type: ignore[attr-defined]
+        line = record_evaluation(row, c.eval_opponents, summaries, self.logger, c.rule_config.n_players - 1)  # type: ignore[attr-defined]
+        self.history.append(row)  # type: ignore[attr-defined]
+        first = summaries[0]
+        self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
+        if bar is not None:
+            bar.write(f"{self.eval_heading(step)} ({row['wall_seconds']:.0f} s): {line}")

@@ -28,7 +28,7 @@ from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 from .. import progress
 from ..config import ConfigError
-from ..evaluate import evaluate, record_evaluation
+from ..evaluate import EvaluatesDuringTraining
 from ..schedule import StepSchedule
 from ..speed import SpeedMeter
 from ..widen import fitted_to
@@ -71,7 +71,7 @@ def network_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheckpoint:
     return bot.checkpoint
 
 
-class BatchedTrainer:
+class BatchedTrainer(EvaluatesDuringTraining):
     """Learner, optimizer, tables and pool of one run.
 
     Args:
@@ -241,20 +241,6 @@ class BatchedTrainer:
             self.speed.mark(self.num_timesteps)
             self._log(train_logs, stats, start_step, started, bar)
         bar.close()
-
-    def run_eval(self, label: str, bar: tqdm | None = None) -> None:
-        """Duplicate evaluation of the current policy against each of ``eval_opponents`` (greedy moves)."""
-        clock = time.perf_counter()
-        c, step = self.config, self.num_timesteps
-        summaries = evaluate(self.snapshot(), label, c.eval_opponents, c.eval_deals, c.eval_seed)
-        self.seconds["eval"] += time.perf_counter() - clock
-        row: dict[str, float] = {"step": step, "wall_seconds": time.perf_counter() - self.wall_start}
-        line = record_evaluation(row, c.eval_opponents, summaries, self.logger, c.rule_config.n_players - 1)
-        self.history.append(row)
-        first = summaries[0]
-        self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
-        if bar is not None:
-            bar.write(f"step {step:>10,} ({row['wall_seconds']:.0f} s): {line}")
 
     def _log(self, train_logs: dict[str, float], stats: object, start_step: int, started: float, bar: tqdm) -> None:
         elapsed = time.perf_counter() - started

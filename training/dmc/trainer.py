@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from sam_env import VectorEnv
 
-from ..evaluate import evaluate, record_evaluation
+from ..evaluate import EvaluatesDuringTraining
 from ..schedule import next_due
 from ..speed import SpeedMeter
 from .config import DMCConfig
@@ -33,7 +33,7 @@ from .targets import Decisions, renumber
 ALGORITHM = "DMC (Deep Monte-Carlo, DouZero's)"
 
 
-class DMCTrainer:
+class DMCTrainer(EvaluatesDuringTraining):
     """Tables, network, optimizer and waiting decisions of one run.
 
     Args:
@@ -119,20 +119,6 @@ class DMCTrainer:
                 losses.append(loss.item())
                 self.n_updates += 1
         return losses
-
-    def run_eval(self, label: str, bar: tqdm | None = None) -> None:
-        """Duplicate evaluation of the greedy network against each of ``eval_opponents``."""
-        clock = time.perf_counter()
-        c, step = self.config, self.num_timesteps
-        summaries = evaluate(self.snapshot(), label, c.eval_opponents, c.eval_deals, c.eval_seed)
-        self.seconds["eval"] += time.perf_counter() - clock
-        row: dict[str, float] = {"step": step, "wall_seconds": time.perf_counter() - self.wall_start}
-        line = record_evaluation(row, c.eval_opponents, summaries, self.logger, c.rule_config.n_players - 1)
-        self.history.append(row)
-        first = summaries[0]
-        self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
-        if bar is not None:
-            bar.write(f"step {step:>10,} ({row['wall_seconds']:.0f} s): {line}")
 
     def decisions_per_second(self) -> float:
         """Decisions trained on per wall second of collecting and updating (evaluations left out)."""

@@ -31,7 +31,7 @@ from tqdm import tqdm
 from sam_env import N_ACTIONS
 from sam_env.encoding import observation_size
 
-from ..evaluate import evaluate, record_evaluation
+from ..evaluate import EvaluatesDuringTraining
 from ..schedule import next_due
 from ..speed import SpeedMeter
 from .config import DQNConfig
@@ -59,7 +59,7 @@ def q_tensors(net: Net, arch: QArch) -> dict[str, np.ndarray]:
     return out
 
 
-class DQNTrainer:
+class DQNTrainer(EvaluatesDuringTraining):
     """Tables, Tianshou's algorithm, collector and buffer of one run.
 
     Args:
@@ -139,20 +139,6 @@ class DQNTrainer:
             self.speed.mark(self.num_timesteps)
             self._log(losses, bar)
         bar.close()
-
-    def run_eval(self, label: str, bar: tqdm | None = None) -> None:
-        """Duplicate evaluation of the greedy network against each of ``eval_opponents``."""
-        clock = time.perf_counter()
-        c, step = self.config, self.num_timesteps
-        summaries = evaluate(self.snapshot(), label, c.eval_opponents, c.eval_deals, c.eval_seed)
-        self.seconds["eval"] += time.perf_counter() - clock
-        row: dict[str, float] = {"step": step, "wall_seconds": time.perf_counter() - self.wall_start}
-        line = record_evaluation(row, c.eval_opponents, summaries, self.logger, c.rule_config.n_players - 1)
-        self.history.append(row)
-        first = summaries[0]
-        self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
-        if bar is not None:
-            bar.write(f"step {step:>10,} ({row['wall_seconds']:.0f} s): {line}")
 
     def _collected(self, steps: int, returns: np.ndarray, bar: tqdm) -> None:
         self.num_timesteps += steps

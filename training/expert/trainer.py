@@ -25,7 +25,7 @@ from tqdm import tqdm
 from sam_env import N_ACTIONS
 
 from .. import progress
-from ..evaluate import evaluate, record_evaluation
+from ..evaluate import EvaluatesDuringTraining
 from ..widen import fitted_to
 from .config import ExpertConfig
 from .distill import DistillSettings, Samples, distill
@@ -44,7 +44,7 @@ def search_models(config: ExpertConfig) -> tuple[OpponentModel, ...]:
     return tuple(m if m == "heuristic" else network_of(m, rules, "search_models") for m in config.search_models)
 
 
-class ExpertTrainer:
+class ExpertTrainer(EvaluatesDuringTraining):
     """Network, optimizer, buffer, tables and search of one run (module docstring).
 
     Args:
@@ -140,23 +140,11 @@ class ExpertTrainer:
             bar.close()
             self.search.close()
 
-    def run_eval(self, label: str, bar: tqdm | None = None) -> None:
-        """Duplicate evaluation of the network (greedy moves) against each of ``eval_opponents``."""
-        clock = time.perf_counter()
-        c, step = self.config, self.num_timesteps
-        summaries = evaluate(self.snapshot(), label, c.eval_opponents, c.eval_deals, c.eval_seed)
-        self.seconds["eval"] += time.perf_counter() - clock
-        row: dict[str, float] = {
-            "step": step,
-            "iteration": self.iteration,
-            "wall_seconds": time.perf_counter() - self.wall_start,
-        }
-        line = record_evaluation(row, c.eval_opponents, summaries, self.logger, c.rule_config.n_players - 1)
-        self.history.append(row)
-        first = summaries[0]
-        self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
-        if bar is not None:
-            bar.write(f"iteration {self.iteration}, step {step:,} ({row['wall_seconds']:.0f} s): {line}")
+    def eval_fields(self) -> dict[str, float]:
+        return {"iteration": self.iteration}
+
+    def eval_heading(self, step: int) -> str:
+        return f"iteration {self.iteration}, step {step:,}"
 
     def speed(self) -> dict[str, float | int]:
         """This process's speed (``speed.json``): over the run, and after the first iteration (the

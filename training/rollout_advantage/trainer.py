@@ -29,7 +29,7 @@ from sam_env.encoding import observation_size
 
 from ..batched.rollout import Seating
 from ..batched.trainer import network_of
-from ..evaluate import evaluate, record_evaluation
+from ..evaluate import EvaluatesDuringTraining
 from ..lineage import LINEAGE, grown_from
 from ..schedule import StepSchedule
 from ..speed import SpeedMeter
@@ -41,7 +41,7 @@ from .players import SeatPlayers
 from .update import AdvantageHead, UpdateSettings, update
 
 
-class RolloutAdvantageTrainer:
+class RolloutAdvantageTrainer(EvaluatesDuringTraining):
     """Learner, advantage head, optimizer, tables and pool of one run.
 
     Args:
@@ -194,17 +194,3 @@ class RolloutAdvantageTrainer:
                 self.logger.record(f"perf/{key}_seconds", seconds)
             self.logger.dump(self.num_timesteps)
         return logs
-
-    def run_eval(self, label: str, bar: tqdm | None = None) -> None:
-        """Duplicate evaluation of the current policy against each of ``eval_opponents`` (greedy moves)."""
-        clock = time.perf_counter()
-        c, step = self.config, self.num_timesteps
-        summaries = evaluate(self.snapshot(), label, c.eval_opponents, c.eval_deals, c.eval_seed)
-        self.seconds["eval"] += time.perf_counter() - clock
-        row: dict[str, float] = {"step": step, "wall_seconds": time.perf_counter() - self.wall_start}
-        line = record_evaluation(row, c.eval_opponents, summaries, self.logger, c.rule_config.n_players - 1)
-        self.history.append(row)
-        first = summaries[0]
-        self.last_eval = f"{first.x_per_hand:+.2f} [{first.ci_low:+.2f}, {first.ci_high:+.2f}]"
-        if bar is not None:
-            bar.write(f"step {step:>10,} ({row['wall_seconds']:.0f} s): {line}")
