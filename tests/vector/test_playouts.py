@@ -30,15 +30,15 @@ class Lockstep:
     and makes table ``n + t`` a copy of it after ``copy_at[t]`` moves. Until then both of the
     ``VectorEnv`` pair make the same moves; afterwards each its own."""
 
-    def __init__(self, rules: RuleConfig, seed: int, n: int, forced: bool) -> None:
+    def __init__(self, rules: RuleConfig, seed: int, n: int, forced: bool, encoding_version: int = 1) -> None:
         self.rng = rng = np.random.default_rng(seed)
         self.n, self.forced, self.rules = n, forced, rules
         deals = np.array([random_deal(rules, rng) for _ in range(n)], dtype=np.int64)
         if "four_twos" in rules.instant_wins:  # a deal whose hand is the instant winner's one move
             deals[0] = [mask_of(FOUR_TWOS), *_rest_of_deck(rules, mask_of(FOUR_TWOS), rng)]
         leaders = rng.integers(rules.n_players, size=n)
-        self.venv = VectorEnv(2 * n, rules, seed=seed)
-        self.play = Playouts(2 * n, rules)
+        self.venv = VectorEnv(2 * n, rules, seed=seed, encoding_version=encoding_version)
+        self.play = Playouts(2 * n, rules, encoding_version=encoding_version)
         self.venv.reset(options={"hands": [*deals.tolist()] * 2, "leader": [*leaders.tolist()] * 2})
         self.play.deal(np.arange(n), deals, leaders, observe=True)
         self.copy_at = rng.integers(1, 30, size=n)
@@ -147,6 +147,26 @@ def test_playouts_play_as_the_vector_env_under_random_rules(seed: int, forced: b
         assert lockstep.final[0].any() and lockstep.play.n_legal[0] == 0, (
             "the instant win was settled at its winner's move"
         )
+
+
+@pytest.mark.parametrize("forced", [False, True], ids=["step", "advance"])
+@pytest.mark.parametrize("seed", range(2))
+def test_playouts_write_encoding_version_2_as_the_vector_env(seed: int, forced: bool) -> None:
+    """The history block (each opponent's declined plays) is dealt empty, grows with passes and is carried
+    by copies, as in the ``VectorEnv`` of version 2 (which the differential test holds to the reference)."""
+    rules = random_rules(np.random.default_rng(60 + seed))
+    lockstep = Lockstep(rules, seed, n=16, forced=forced, encoding_version=2)
+    v1_size = VectorEnv(1, rules).observation_size
+    assert lockstep.play.observation.shape[1] > v1_size
+    history = 0.0
+    lockstep.compare()
+    while lockstep.live_venv.any() and lockstep.moves < 120:
+        lockstep.step()
+        lockstep.compare()
+        history += float(lockstep.play.observation[lockstep.live_play, v1_size:].sum())
+    assert history > 0, "passes were recorded in the history block"
+    assert lockstep.compared > 100 and lockstep.tracked[16:].sum() > 4, "copies were made and played to the end"
+    assert not lockstep.live_venv.any(), "every hand ended within the steps run"
 
 
 def test_copies_carry_the_money_of_the_hand_so_far() -> None:
