@@ -82,20 +82,14 @@ CASES: list[tuple[str, list[str], str]] = [
 ]
 
 
-def _train_py(argv: list[str]) -> int:
-    """``python train.py ARGV`` as a user runs it (a script, not a module to load), its stderr passed on."""
-    done = subprocess.run([sys.executable, str(ROOT / "train.py"), *argv], capture_output=True, text=True, timeout=120)
-    sys.stderr.write(done.stderr)
-    return done.returncode
-
-
 def _mains() -> dict[str, Callable[[list[str]], int | None]]:
     from sam_env.apps import evaluate, exploit, play
     from sam_env.apps.web import cli
+    from sam_env.training import run_script
 
     quiet_play = lambda argv: play.main(argv, stdin=io.StringIO(""), stdout=io.StringIO())  # noqa: E731
     return {"sam-eval": evaluate.main, "sam-play": quiet_play, "sam-exploit": exploit.main, "sam-web": cli.main,
-            "train.py": _train_py}  # fmt: skip
+            "train.py": run_script.main}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
 """A training killed (SIGKILL) in the middle of writing a checkpoint resumes from its run folder.
 
-``train.py`` runs in a subprocess with one fault injected: the second checkpoint's ``trainer.safetensors``
-is written halfway, then the writer waits; the test kills it there. The run folder then holds the
-first checkpoint whole and nothing that looks like the second, and ``train.py --resume RUN_DIR`` takes
-the first, trains to the end and leaves no more than ``keep_checkpoints`` of them, with no leftover
-of the killed write.
+``train.py``'s steps (``sam_env.training.run_script.main``) run in a subprocess with one fault injected:
+the second checkpoint's ``trainer.safetensors`` is written halfway, then the writer waits; the test kills
+it there. The run folder then holds the first checkpoint whole and nothing that looks like the second,
+and ``train.py --resume RUN_DIR`` takes the first, trains to the end and leaves no more than
+``keep_checkpoints`` of them, with no leftover of the killed write.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import sys
 import time
 from pathlib import Path
 
-from policy_files import ROOT
 from sam_env.training.checkpoints import latest_checkpoint
 from train_script import FIXTURES, run_train
 
@@ -46,9 +45,9 @@ def save_file(tensors, path):  # the second checkpoint's trainer state: half of 
     time.sleep(600)
 
 state.save_file = save_file
-import train  # train.py, by its module name: ``python -c`` in the repository root has the root on sys.path
+from sam_env.training.run_script import main  # train.py's steps
 
-sys.exit(train.main(sys.argv[2:]))
+sys.exit(main(sys.argv[2:]))
 """
 
 
@@ -58,7 +57,7 @@ def test_a_run_killed_while_writing_a_checkpoint_resumes_from_its_last_whole_one
     args = ["--config", config, *SMALL, "--set", "total_timesteps=2000", "--set", f"run_dir={tmp_path / 'runs'}"]
     writer = subprocess.Popen(
         [sys.executable, "-c", HANGING_WRITER, str(marker), *args],
-        cwd=ROOT,
+        cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
