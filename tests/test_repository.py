@@ -9,6 +9,11 @@ from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the dev extra brings tomli there
+    import tomli as tomllib
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -54,3 +59,27 @@ def test_no_test_loads_code_by_path() -> None:
         if needle in path.read_text(encoding="utf-8")
     ]
     assert not offenders, offenders
+
+
+DROPS_WARNINGS = re.compile(
+    r"""simplefilter\(\s*["']ignore|filterwarnings\(\s*["']ignore|["']ignore:|-W\s*ignore|PYTHONWARNINGS|no:warnings"""
+)
+"""What drops warnings in a test: an "ignore" filter (warnings', pytest's mark), or the warnings plugin turned off."""
+THIRD_PARTY_NOISE = {"ignore:The old environment creation API:DeprecationWarning"}
+"""pyproject.toml's "ignore" filters, each one a third party's warning that is not about our code (why: beside it)."""
+
+
+def test_no_test_drops_warnings() -> None:
+    """A test expects a warning with ``pytest.warns`` or records and checks them; it never silences them, so a
+    warning of our own code shows (and a deprecated name of ours fails, by pyproject.toml's "error" filter)."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if path.name != "test_repository.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if DROPS_WARNINGS.search(line)
+    ]
+    assert not offenders, offenders
+    pytest_options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]
+    filters = pytest_options["ini_options"]["filterwarnings"]
+    assert {f for f in filters if f.startswith("ignore")} <= THIRD_PARTY_NOISE
