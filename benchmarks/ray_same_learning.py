@@ -12,6 +12,10 @@ policy against the heuristic x3 in duplicate over the same ``--deals`` deals (ev
   holds the weights equal), so the comparison worth making is two runners: other deals and seat
   draws (runner 1's seed is derived from the run's), the same learning.
 
+The two final policies are then compared by their paired difference: both play the evaluation's deals again in
+one ``run_matches`` call (the same deals and seatings), and Ray's X/hand minus the local one's is taken deal by
+deal (:func:`sam_env.evaluation.stats.paired_difference`), which leaves out the cards both were dealt.
+
 Runs already in ``--out`` (a folder with that name's ``evaluation.json``) are read, not trained
 again, so the page can be rewritten from the runs that made it.
 
@@ -28,7 +32,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sam_env.agents.registry import load_network
+from sam_env.evaluation.panel import per_deal_net
+from sam_env.evaluation.stats import paired_difference
+from sam_env.evaluation.tournament import Match, run_matches
 from tqdm import tqdm
+
+from sam_env import RuleConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = {
@@ -63,6 +73,16 @@ def run(out: Path, name: str, sets: tuple[str, ...], steps: int, deals: int) -> 
     return run(out, name, sets, steps, deals)
 
 
+def paired(folders: list[Path], deals: int, seed: int) -> tuple[float, float, float]:
+    """The second run's final policy minus the first's, X/hand against the heuristic, paired deal by deal."""
+    policies = [str(folder / "final") for folder in folders]
+    rules = RuleConfig.from_dict(load_network(policies[0]).metadata["rules"])
+    opponents = ("heuristic",) * (rules.n_players - 1)
+    results = run_matches([Match(policy, opponents) for policy in policies], rules, deals, seed=seed)
+    first, second = (per_deal_net(result) for result in results)
+    return paired_difference(second, first)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=1_000_000, help="learner steps of each run")
@@ -71,25 +91,31 @@ def main() -> None:
     parser.add_argument("--markdown", type=Path, help="also write the table as this docs page")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    rows, intervals = [], []
+    rows, folders, seeds = [], [], set()
     for name, (label, sets) in tqdm(RUNS.items(), desc="runs", unit="run"):
         folder = run(args.out, name, sets, args.steps, args.deals)
+        folders.append(folder)
         evaluation = json.loads((folder / "evaluation.json").read_text())
         speed = json.loads((folder / "speed.json").read_text())
         [match] = evaluation["matches"]
-        intervals.append((match["ci_low"], match["ci_high"]))
+        seeds.add(evaluation["eval_seed"])  # the final evaluation's deals, the same for both runs
         rows.append(
             f"| {label} | {evaluation['steps']:,} | {match['x_per_hand']:+.2f} "
             f"[{match['ci_low']:+.2f}, {match['ci_high']:+.2f}] | {100 * match['win_rate']:.1f} | "
             f"{match['deals']} ({match['hands']:,} hands) | {speed['learner_steps_per_second_after_warm_up']:,.0f} |"
         )
-    overlap = max(low for low, _ in intervals) <= min(high for _, high in intervals)
     lines = [
         "| run | learner steps | X/hand vs heuristic x3 [95% CI] | win % | deals | learner steps/s |",
         "|---|---:|---:|---:|---:|---:|",
         *rows,
     ]
-    verdict = "The 95% CIs overlap." if overlap else "The 95% CIs do NOT overlap."
+    [seed] = seeds
+    difference = paired(folders, args.deals, seed)
+    labels = [label for label, _ in RUNS.values()]
+    verdict = (
+        f"{labels[1]} minus {labels[0]}, paired deal by deal over the same {args.deals} deals: "
+        "{:+.2f} [{:+.2f}, {:+.2f}] X/hand (95% CI).".format(*difference)
+    )
     print("\n".join(lines))
     print(verdict)
     if args.markdown is not None:
