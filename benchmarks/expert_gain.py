@@ -96,7 +96,8 @@ def table(run: Path) -> tuple[str, str]:
         word = "gained" if change > 0 else "lost"
         verdict.append(
             f"against {o} x{seats} the network {word} {abs(change):.2f} X/hand over {int(last['iteration'])} "
-            f"iterations ({'the intervals do not overlap' if apart else 'the intervals overlap'})"
+            f"iterations (side by side the intervals {'do not overlap' if apart else 'overlap'}; "
+            "not a paired difference)"
         )
     return "\n".join(lines), "After the last iteration, " + "; ".join(verdict) + "."
 
