@@ -250,6 +250,34 @@ class OpponentMix:
 
 
 @dataclass(frozen=True)
+class EvalRunConfig(RunConfig):
+    """The fields of the trainers that evaluate against bots the config names and keep checkpoints on the way
+    (``dmc``, ``dqn``, ``rollout_advantage``, ``expert``), each counted in the trainer's own steps (its
+    ``total_timesteps``' unit, or iterations where its config says so). A trainer's class may give them other
+    defaults.
+
+    Attributes:
+        eval_every: steps between duplicate evaluations against ``eval_opponents``; 0: never.
+        eval_deals: deals of those evaluations (each played once per seat rotation).
+        eval_opponents: bots the policy meets (n−1 copies each) in those evaluations; the first one's result
+            is shown on the progress bar.
+        checkpoint_every: steps between checkpoints; 0: only the final one.
+    """
+
+    eval_every: int = 50_000
+    eval_deals: int = 200
+    eval_opponents: tuple[str, ...] = ("heuristic",)
+    checkpoint_every: int = 100_000
+
+    def check(self) -> None:
+        super().check()
+        self._require_int("eval_deals", 1, "an int > 0")
+        for name in ("eval_every", "checkpoint_every"):
+            self._require_int(name, 0, "an int >= 0 (0: never)")
+        self._require_bots("eval_opponents", allow_empty=False)
+
+
+@dataclass(frozen=True)
 class MaskedPPOConfig(RunConfig):
     """The fields of the two masked-PPO trainers that keep a self-play pool (``sb3``, ``batched``).
 

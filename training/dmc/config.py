@@ -6,21 +6,21 @@ from dataclasses import dataclass
 
 from sam_env.agents.qnet.checkpoint import QArch
 
-from ..config import RunConfig
+from ..config import EvalRunConfig
 
 
 @dataclass(frozen=True)
-class DMCConfig(RunConfig):
+class DMCConfig(EvalRunConfig):
     """Deep Monte-Carlo as DouZero trains it (:mod:`sam_env.training.dmc`): one Q-network scores every legal
     move from the observation and the move's features; every seat of ``num_tables`` tables plays it
     epsilon-greedily; each decision's target is the money its seat received from that decision to the end
     of the hand; the loss is the squared error.
 
-    Fields of :class:`~sam_env.training.config.RunConfig` with a meaning of their own here:
+    Fields of :class:`~sam_env.training.config.EvalRunConfig` with a meaning of their own here:
     ``total_timesteps`` counts every move at every table (every seat is the learner's), forced ones
-    included, though only moves with a choice are trained on; ``pi_layers`` and ``activation`` are the
-    Q-network's hidden layers and activation (``vf_layers`` has no use: there is no critic);
-    ``reward_scale`` scales the money targets.
+    included, though only moves with a choice are trained on, and ``eval_every`` and ``checkpoint_every``
+    count them too; ``pi_layers`` and ``activation`` are the Q-network's hidden layers and activation
+    (``vf_layers`` has no use: there is no critic); ``reward_scale`` scales the money targets.
 
     Attributes:
         num_tables: tables of the VectorEnv, all stepped at once.
@@ -32,10 +32,6 @@ class DMCConfig(RunConfig):
         batch_size: decisions per gradient step.
         n_epochs: passes over each collection's finished decisions (DouZero uses each sample once).
         max_grad_norm: gradient clipping (DouZero's 40).
-        eval_every: learner steps between duplicate evaluations against ``eval_opponents``; 0: never.
-        eval_deals: deals of those evaluations (each played once per seat rotation).
-        eval_opponents: bots the policy meets (n−1 copies each) in those evaluations.
-        checkpoint_every: learner steps between checkpoints; 0: only the final one.
     """
 
     trainer: str = "dmc"
@@ -49,20 +45,15 @@ class DMCConfig(RunConfig):
     n_epochs: int = 1
     max_grad_norm: float = 40.0
     eval_every: int = 200_000
-    eval_deals: int = 200
-    eval_opponents: tuple[str, ...] = ("heuristic",)
     checkpoint_every: int = 500_000
 
     def check(self) -> None:
         super().check()
-        for name in ("num_tables", "n_steps", "batch_size", "n_epochs", "eval_deals"):
+        for name in ("num_tables", "n_steps", "batch_size", "n_epochs"):
             self._require_int(name, 1, "an int > 0")
-        for name in ("eval_every", "checkpoint_every"):
-            self._require_int(name, 0, "an int >= 0 (0: never)")
         self._require_number("epsilon", lambda v: 0 <= v <= 1, "a number in [0, 1]")
         for name in ("learning_rate", "max_grad_norm"):
             self._require_number(name, lambda v: v > 0, "a number > 0")
-        self._require_bots("eval_opponents", allow_empty=False)
 
     @property
     def q_arch(self) -> QArch:

@@ -8,18 +8,19 @@ from typing import Any
 
 from sam_env.agents.qnet.checkpoint import QArch
 
-from ..config import Config, OpponentMix, RunConfig, require_field
+from ..config import Config, EvalRunConfig, OpponentMix, require_field
 
 
 @dataclass(frozen=True)
-class DQNConfig(RunConfig):
+class DQNConfig(EvalRunConfig):
     """Tianshou's DQN (:mod:`sam_env.training.dqn`) on the single-agent view: one learner seat per table
     (:class:`sam_env.SingleAgentEnv`, the legal moves in the observation as Tianshou's masked DQN reads
     them), the other seats drawn per hand from the rule bots; Tianshou's collector, replay buffer,
     epsilon-greedy exploration, double-Q targets and update.
 
-    Fields of :class:`~sam_env.training.config.RunConfig` with a meaning of their own here:
-    ``total_timesteps`` counts the learner's moves collected; ``pi_layers`` and ``activation`` are the
+    Fields of :class:`~sam_env.training.config.EvalRunConfig` with a meaning of their own here:
+    ``total_timesteps`` counts the learner's moves collected, and ``eval_every`` and ``checkpoint_every``
+    count them too; ``pi_layers`` and ``activation`` are the
     Q-network's hidden layers and activation (``vf_layers`` has no use: there is no critic);
     ``reward_scale`` scales the money rewards.
 
@@ -39,10 +40,6 @@ class DQNConfig(RunConfig):
         eps_start: exploration rate (chance of a uniformly random legal move) when learning starts.
         eps_end: exploration rate after ``eps_fraction`` of ``total_timesteps``, and from then on.
         eps_fraction: share of the run over which the rate falls linearly from ``eps_start`` to ``eps_end``.
-        eval_every: learner moves between duplicate evaluations against ``eval_opponents``; 0: never.
-        eval_deals: deals of those evaluations (each played once per seat rotation).
-        eval_opponents: bots the policy meets (n−1 copies each) in those evaluations.
-        checkpoint_every: learner moves between checkpoints; 0: only the final one.
     """
 
     trainer: str = "dqn"
@@ -61,16 +58,12 @@ class DQNConfig(RunConfig):
     eps_start: float = 0.5
     eps_end: float = 0.05
     eps_fraction: float = 0.3
-    eval_every: int = 50_000
-    eval_deals: int = 200
-    eval_opponents: tuple[str, ...] = ("heuristic",)
-    checkpoint_every: int = 100_000
 
     def check(self) -> None:
         super().check()
-        for name in ("n_envs", "step_per_collect", "batch_size", "buffer_size", "n_step_return", "eval_deals"):
+        for name in ("n_envs", "step_per_collect", "batch_size", "buffer_size", "n_step_return"):
             self._require_int(name, 1, "an int > 0")
-        for name in ("learning_starts", "target_update_freq", "eval_every", "checkpoint_every"):
+        for name in ("learning_starts", "target_update_freq"):
             self._require_int(name, 0, "an int >= 0")
         for name in ("update_per_step", "learning_rate"):
             self._require_number(name, lambda v: v > 0, "a number > 0")
@@ -84,7 +77,6 @@ class DQNConfig(RunConfig):
             mix.self_play == 0,
             "0: trainer: dqn seats rule bots (random, greedy, heuristic) only",
         )
-        self._require_bots("eval_opponents", allow_empty=False)
 
     @classmethod
     def from_dict(cls: type[Config], data: Mapping[str, Any]) -> Config:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..config import ConfigError, RunConfig, refuse_panel_bots, require_field
+from ..config import ConfigError, EvalRunConfig, refuse_panel_bots, require_field
 
 PLAYS = ("search", "network")
 MAX_RULE_BOT_SHARE = 0.25
@@ -13,7 +13,7 @@ mostly from itself rather than the habits of one rule bot."""
 
 
 @dataclass(frozen=True)
-class ExpertConfig(RunConfig):
+class ExpertConfig(EvalRunConfig):
     """Expert iteration (:mod:`sam_env.training.expert`): a determinized search over the network is the teacher,
     the network is distilled on its choices and values, and the new network is the next search's.
 
@@ -36,11 +36,12 @@ class ExpertConfig(RunConfig):
     iteration's result depends only on the network, the optimizer, the buffer and its number:
     ``--resume`` from a checkpoint continues exactly as the uninterrupted run would have.
 
-    Fields of :class:`~sam_env.training.config.RunConfig` with a meaning of their own here:
+    Fields of :class:`~sam_env.training.config.EvalRunConfig` with a meaning of their own here:
     ``total_timesteps`` counts the moves of the network's seats (forced ones included, as the other
     trainers count), checked between iterations (an iteration also stops searching once it is
-    reached, then finishes its hands); ``pi_layers``, ``vf_layers`` and ``activation`` must match
-    ``init_from``'s network.
+    reached, then finishes its hands); ``eval_every`` and ``checkpoint_every`` count **iterations** (a fresh
+    run is also evaluated before its first iteration; with ``checkpoint_every`` 0 only ``final/`` is written);
+    ``pi_layers``, ``vf_layers`` and ``activation`` must match ``init_from``'s network.
 
     Attributes:
         init_from: a network bot (a shipped name such as ``ppo``, or a checkpoint path) the network
@@ -78,12 +79,6 @@ class ExpertConfig(RunConfig):
         n_epochs: passes over the buffer per iteration.
         batch_size: minibatch size.
         max_grad_norm: gradient clipping, of the actor and of the critic apart (they share no layer).
-        eval_every: iterations between duplicate evaluations (a fresh run is also evaluated before
-            its first iteration); 0: never.
-        eval_deals: deals of those evaluations (each played once per seat rotation).
-        eval_opponents: bots the network meets in them (n − 1 copies each); the first one's result
-            is shown on the progress bar.
-        checkpoint_every: iterations between checkpoints (``checkpoints/step_N``); 0: only ``final/``.
     """
 
     trainer: str = "expert"
@@ -105,8 +100,6 @@ class ExpertConfig(RunConfig):
     batch_size: int = 256
     max_grad_norm: float = 0.5
     eval_every: int = 1
-    eval_deals: int = 200
-    eval_opponents: tuple[str, ...] = ("heuristic",)
     checkpoint_every: int = 1
 
     def check(self) -> None:
@@ -117,12 +110,10 @@ class ExpertConfig(RunConfig):
         refuse_panel_bots("init_from", [] if init is None else [init])
         for name in ("num_tables", "decisions_per_iteration", "determinizations", "search_workers"):
             self._require_int(name, 1, "an int > 0")
-        for name in ("buffer_iterations", "n_epochs", "batch_size", "eval_deals"):
+        for name in ("buffer_iterations", "n_epochs", "batch_size"):
             self._require_int(name, 1, "an int > 0")
         self._require_int("proposals", 0, "an int >= 0 (0: no inference)")
         self._require_int("candidates", 2, "an int >= 2 (one candidate is no choice)")
-        for name in ("eval_every", "checkpoint_every"):
-            self._require_int(name, 0, "an int >= 0 (0: never)")
         self._require_number(
             "rule_bot_share",
             lambda v: 0 <= v <= MAX_RULE_BOT_SHARE,
@@ -143,4 +134,3 @@ class ExpertConfig(RunConfig):
         require_field("search_models", models, ok, "a list of 'heuristic', shipped network names or checkpoint paths")
         refuse_panel_bots("search_models", models)
         object.__setattr__(self, "search_models", tuple(models))
-        self._require_bots("eval_opponents", allow_empty=False)

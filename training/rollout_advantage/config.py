@@ -7,19 +7,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..batched.config import BATCHED_OPPONENTS
-from ..config import OPPONENT_KINDS, Config, ConfigError, OpponentMix, RunConfig, refuse_panel_bots, require_field
+from ..config import (
+    OPPONENT_KINDS,
+    Config,
+    ConfigError,
+    EvalRunConfig,
+    OpponentMix,
+    refuse_panel_bots,
+    require_field,
+)
 from .update import IMPROVEMENTS
 
 
 @dataclass(frozen=True)
-class RolloutAdvantageConfig(RunConfig):
+class RolloutAdvantageConfig(EvalRunConfig):
     """Rollout advantages on the real deal (:mod:`sam_env.training.rollout_advantage`): at sampled decisions of
     the learner, every candidate move is played out on copies of the table, hidden hands included, by the
     table's real occupants under common random numbers; the policy learns from the differences.
 
-    Fields of :class:`~sam_env.training.config.RunConfig` with a meaning of their own here:
+    Fields of :class:`~sam_env.training.config.EvalRunConfig` with a meaning of their own here:
     ``total_timesteps`` counts **labelled decisions** (each worth one rollout per candidate move), and every
-    ``*_every`` field below counts them too; ``pi_layers``, ``vf_layers`` and ``activation`` are the saved
+    ``*_every`` field counts them too; ``pi_layers``, ``vf_layers`` and ``activation`` are the saved
     actor-critic's, as for the PPO trainers.
 
     Attributes:
@@ -53,10 +61,6 @@ class RolloutAdvantageConfig(RunConfig):
         snapshot_deterministic: frozen networks play their most probable move (True) or sample (False).
         init_from: a network bot (shipped name or checkpoint path) the learner starts from (widened first if
             narrower, ``sam_env.training.widen``); null: a fresh network.
-        eval_every: labelled decisions between duplicate evaluations against ``eval_opponents``; 0: never.
-        eval_deals: deals of those evaluations (each played once per seat rotation).
-        eval_opponents: bots the policy meets (n−1 copies each) in those evaluations.
-        checkpoint_every: labelled decisions between checkpoints; 0: only the final one.
         chunk_minutes: stop after the first iteration past this many minutes of training (a checkpoint and
             ``final/`` are written as at the end, and ``train.py --resume`` goes on from them); null: run
             to ``total_timesteps``. For chaining runs longer than one sitting (docs/rollout_training.md).
@@ -86,10 +90,6 @@ class RolloutAdvantageConfig(RunConfig):
     pool_size: int = 10
     snapshot_deterministic: bool = False
     init_from: str | None = None
-    eval_every: int = 50_000
-    eval_deals: int = 200
-    eval_opponents: tuple[str, ...] = ("heuristic",)
-    checkpoint_every: int = 100_000
     chunk_minutes: float | None = None
 
     def check(self) -> None:
@@ -103,11 +103,8 @@ class RolloutAdvantageConfig(RunConfig):
             "batch_size",
             "pool_size",
             "snapshot_every",
-            "eval_deals",
         ):
             self._require_int(name, 1, "an int > 0")
-        for name in ("eval_every", "checkpoint_every"):
-            self._require_int(name, 0, "an int >= 0 (0: never)")
         if self.rollout_tables < self.max_moves:
             raise ConfigError(
                 f"config field rollout_tables = {self.rollout_tables} is not allowed; expected at least "
@@ -139,7 +136,6 @@ class RolloutAdvantageConfig(RunConfig):
         init = self.init_from
         ok = init is None or (isinstance(init, str) and init != "")
         require_field("init_from", init, ok, "null or a network bot")
-        self._require_bots("eval_opponents", allow_empty=False)
         minutes = self.chunk_minutes
         ok = minutes is None or (isinstance(minutes, (int, float)) and not isinstance(minutes, bool) and minutes > 0)
         require_field("chunk_minutes", minutes, ok, "null or a number of minutes > 0")
