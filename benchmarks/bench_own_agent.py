@@ -31,6 +31,7 @@ import numpy as np
 import torch
 from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
 from sam_env.agents.ppo.bot import PPOBot
+from sam_env.evaluation.tasks import lockstep_deals
 from sam_env.evaluation.tournament import Match, MatchResult, run_matches
 
 import sam_env
@@ -115,6 +116,7 @@ def main() -> None:
     reference = results["ppo (shipped network, numpy, one decision at a time)"]
     shipped = best["ppo (shipped network, numpy, one decision at a time)"]
     hands = args.deals * len(reference.seatings)
+    batch = lockstep_deals(len(reference.seatings)) * len(reference.seatings)
     lines = [
         "| candidate (against random ×3) | hands per CPU-second | vs ppo | X/hand | same moves as ppo |",
         "|---|---:|---:|---:|---|",
@@ -134,7 +136,8 @@ def main() -> None:
         )
     how = (
         f"{args.deals} deals × {len(reference.seatings)} seatings = {hands:,} hands a row, one process, one thread, "
-        f"CPU time of the process, best of {args.rounds} interleaved rounds. `{command_line()}` — "
+        f"CPU time of the process, best of {args.rounds} interleaved rounds; a batched policy decides for {batch} "
+        f"hands at a time; {rules.n_players} seats, default rules (Sâm on). `{command_line()}` — "
         f"{machine_line(cpus)}, torch {torch.__version__}"
     )
     body = "\n".join(lines) + "\n\n" + how
