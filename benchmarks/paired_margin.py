@@ -14,7 +14,7 @@ import argparse
 
 from common import command_line, machine_line, pin_to_cpu, write_section
 from sam_env.agents.registry import load_network
-from sam_env.evaluation.panel import per_deal_net
+from sam_env.evaluation.panel import paired_nets
 from sam_env.evaluation.stats import mean_ci, paired_difference
 from sam_env.evaluation.tournament import Match, run_matches
 
@@ -36,7 +36,7 @@ def main() -> None:
     opponents = (args.against,) * (rules.n_players - 1)
     matches = [Match(args.candidate, opponents), Match(args.baseline, opponents)]
     results = run_matches(matches, rules, args.deals, seed=args.seed, workers=args.workers)
-    candidate, baseline = (per_deal_net(r) for r in results)
+    candidate, baseline = paired_nets(*results)
     label = args.label or args.candidate
     opposition = f"{args.against} ×{rules.n_players - 1}"
     cells = "{:+.2f} [{:+.2f}, {:+.2f}]"

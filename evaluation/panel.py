@@ -66,6 +66,20 @@ def per_deal_net(result: MatchResult) -> np.ndarray:
     return result.metrics[:, :, 0, NET].astype(float).mean(axis=1)
 
 
+def paired_nets(result: MatchResult, baseline: MatchResult) -> tuple[np.ndarray, np.ndarray]:
+    """Two candidates' money per deal (:func:`per_deal_net`), ready for :func:`~.stats.paired_difference`.
+
+    Raises ``ValueError`` unless the two matches played the same deals in the same seatings (what
+    makes the difference of their per-deal values a paired one)."""
+    same = np.array_equal(result.seatings, baseline.seatings) and np.array_equal(result.leaders, baseline.leaders)
+    if not same or result.metrics.shape[0] != baseline.metrics.shape[0]:
+        met = "+".join(dict.fromkeys(map(str, result.match.names[1:])))
+        raise ValueError(
+            f"{result.match.names[0]} and {baseline.match.names[0]} did not meet {met} on the same deals and seatings"
+        )
+    return per_deal_net(result), per_deal_net(baseline)
+
+
 def panel_rows(results: Sequence[MatchResult]) -> list[PanelRow]:
     """A row for every match of a candidate other than the heuristic against ``n - 1`` copies of a
     panel bot, in the order of ``results``, paired with the heuristic's match against the same bot
@@ -88,11 +102,7 @@ def panel_rows(results: Sequence[MatchResult]) -> list[PanelRow]:
     for bot, r in pairs:
         if bot not in baselines:
             raise ValueError(f"no match of {BASELINE} against {bot} to pair {r.match.names[0]}'s with")
-        base = baselines[bot]
-        same = np.array_equal(r.seatings, base.seatings) and np.array_equal(r.leaders, base.leaders)
-        if not same or r.metrics.shape[0] != base.metrics.shape[0]:
-            raise ValueError(f"{r.match.names[0]} and {BASELINE} did not meet {bot} on the same deals and seatings")
-        cand, heur = per_deal_net(r), per_deal_net(base)
+        cand, heur = paired_nets(r, baselines[bot])
         rows.append(
             PanelRow(
                 bot,

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from sam_env.agents.registry import label_of
 
-from .panel import BASELINE, per_deal_net
+from .panel import BASELINE, paired_nets, per_deal_net
 from .protocol import SEED, ProtocolError, Track, check_opponent_weights
 from .stats import mean_ci, paired_difference
 from .tournament import Match, MatchResult, run_matches
@@ -118,7 +118,7 @@ def rows_of(track: Track, label: str, results: Sequence[MatchResult]) -> list[Ro
         s = result.summary()
         margin = None
         if opponent.group == "panel":
-            own, base = per_deal_net(result), per_deal_net(by_pair[BASELINE, opponent.name])
+            own, base = paired_nets(result, by_pair[BASELINE, opponent.name])
             diff, low, high = paired_difference(own, base)
             margin = {
                 "heuristic_x_per_hand": float(base.mean()),

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sam_env.agents.panel import PANEL
 from sam_env.apps.evaluate import main
-from sam_env.evaluation.panel import panel_matches, panel_rows
+from sam_env.evaluation.panel import paired_nets, panel_matches, panel_rows
 from sam_env.evaluation.stats import METRICS, NET, Z_95, mean_ci, paired_difference
 from sam_env.evaluation.tournament import Match, MatchResult
 
@@ -64,6 +64,19 @@ def test_panel_rows_refuse_matches_that_cannot_be_paired() -> None:
     fewer_deals = _result("heuristic", "panel_chopper", [[1, 1, 1, 1]] * 2)
     with pytest.raises(ValueError, match="did not meet panel_chopper on the same deals"):
         panel_rows([candidate, fewer_deals])
+
+
+def test_paired_nets_give_both_per_deal_means_and_refuse_other_seatings() -> None:
+    """The one pairing check of panel rows, protocol rows and benchmarks/paired_margin.py."""
+    candidate = _result("ppo", "heuristic", [[4, 4, 0, 0], [4, 4, 4, 4]])
+    baseline = _result("greedy", "heuristic", [[4, 0, 0, 0], [0, 0, 0, 8]])
+    own, base = paired_nets(candidate, baseline)
+    assert own.tolist() == [2.0, 4.0] and base.tolist() == [1.0, 2.0]
+    mixed = Match("greedy", ("heuristic", "random", "heuristic"))  # balanced orders: other seatings
+    values = np.zeros((2, len(mixed.seatings), 4, len(METRICS)), dtype=np.int32)
+    other = MatchResult(mixed, values, np.zeros(2, dtype=np.int32), np.zeros(values.shape[:3], dtype=np.int32))
+    with pytest.raises(ValueError, match="ppo and greedy did not meet heuristic on the same deals and seatings"):
+        paired_nets(candidate, other)
 
 
 def test_panel_matches_play_the_heuristic_once_and_every_candidate_against_every_panel_bot() -> None:
