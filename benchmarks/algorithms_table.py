@@ -24,7 +24,8 @@ the full tier's 4,000 deals would cost more than the training itself.
 **The outputs.** ``--results-dir`` holds one folder per (algorithm, seed) with its results file and
 ``run.json`` (config, steps, seconds, command lines), and ``table.json`` with every run; the table —
 the headline score's mean and spread over seeds, each seed's score with its interval, steps and time —
-goes into ``--page`` between this script's markers (:func:`sam_env.evaluation.report.write_section`).
+goes into ``--page`` between this script's markers (:func:`sam_env.evaluation.report.write_section`),
+its figures read from the results files (:func:`sam_env.training.algorithms.read_figures`), not from ``table.json``.
 A run whose ``run.json`` exists is not run again, so an interrupted table resumes where it stopped.
 """
 
@@ -43,7 +44,15 @@ from typing import Any
 
 from sam_env.evaluation.report import write_section
 from sam_env.evaluation.results import SUFFIX, read_results
-from sam_env.training.algorithms import ALGORITHMS, QUIET, Algorithm, steps_per_second, table
+from sam_env.training.algorithms import (
+    ALGORITHMS,
+    QUIET,
+    Algorithm,
+    figures_of,
+    read_figures,
+    steps_per_second,
+    table,
+)
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,15 +108,11 @@ def evaluate(template: str, policy: str, out: Path, tier: str, workers: int) -> 
     files = sorted(out.glob(f"*{SUFFIX}"))
     if len(files) != 1:
         raise RuntimeError(f"{command} wrote {len(files)} results files into {out}; expected one *{SUFFIX}")
-    document = read_results(files[0])
     return {
         "command": command,
         "file": str(files[0].relative_to(ROOT) if files[0].is_relative_to(ROOT) else files[0]),
         "seconds": round(time.perf_counter() - started, 1),
-        "headline": {k: document["headline"][k] for k in ("score", "ci_low", "ci_high")},
-        "rows": {r["opponent"]: r["x_per_hand"] for r in document["rows"]},
-        "tier": document["protocol"]["tier"],
-        "machine": document.get("machine", {}),
+        **figures_of(read_results(files[0])),
     }
 
 
@@ -154,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         table_file.write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
         h = evaluation["headline"]
         tqdm.write(f"{key} seed {seed}: {h['score']:+.2f} [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}] X/hand")
+    records = read_figures(records, ROOT)  # the page shows what the results files hold
     body = table(records, [k for k in ALGORITHMS if k in args.algorithms], args.budget_minutes, seeds)
     args.page.parent.mkdir(parents=True, exist_ok=True)
     if not args.page.exists():

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import platform
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sam_env.evaluation.results import read_results
 
 QUIET = {"final_eval_deals": 0, "progress_bar": False, "torch_threads": 1}
 """Overrides of every run: no final evaluation (the protocol's replaces it), no bar, one torch thread."""
@@ -51,8 +53,33 @@ def steps_per_second(speed: dict[str, Any]) -> float:
     return float(rate)
 
 
+def figures_of(document: dict[str, Any]) -> dict[str, Any]:
+    """What the table shows of a protocol results file: its headline, X/hand by opponent, tier and machine."""
+    return {
+        "headline": {k: document["headline"][k] for k in ("score", "ci_low", "ci_high")},
+        "rows": {r["opponent"]: r["x_per_hand"] for r in document["rows"]},
+        "tier": document["protocol"]["tier"],
+        "machine": document.get("machine", {}),
+    }
+
+
+def read_figures(records: dict[str, dict[str, Any]], root: Path) -> dict[str, dict[str, Any]]:
+    """The records with every run's figures read again from its results file (``evaluation.file``, relative to
+    ``root`` or absolute; validated by :func:`~sam_env.evaluation.results.read_results`), so that the table
+    shows what the committed files hold, never a copy that could have drifted from them."""
+    out = {}
+    for key, record in records.items():
+        file = record.get("evaluation", {}).get("file")
+        if not file:
+            raise RuntimeError(f"run {key} names no results file (evaluation.file); evaluate it again")
+        path = Path(file) if Path(file).is_absolute() else root / file
+        out[key] = {**record, "evaluation": {**record["evaluation"], **figures_of(read_results(path))}}
+    return out
+
+
 def table(records: dict[str, dict[str, Any]], keys: list[str], budget: float, seeds: list[int]) -> str:
-    """The Markdown table: one row per algorithm, the headline's mean and spread over seeds, then each seed."""
+    """The Markdown table: one row per algorithm, the headline's mean and spread over seeds, then each seed
+    (``records``' figures as :func:`read_figures` reads them from the results files)."""
     lines = [
         "| algorithm | headline X/hand, mean ± sd over seeds | per seed [95 % CI] | vs heuristic x3 | "
         "learner steps | train min | CPU min |",

@@ -3,9 +3,11 @@ interval), the speed it calibrates with, and every algorithm's config with the t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from sam_env.evaluation.results import ResultsError
 from sam_env.training.trainers import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,3 +62,26 @@ def test_every_algorithm_loads_with_the_tables_overrides(script, key: str) -> No
     config = load_config(algorithm.config, [f"{k}={'null' if v is None else v}" for k, v in overrides.items()])
     assert config.total_timesteps == 1000 and config.final_eval_deals == 0 and config.torch_threads == 1
     assert getattr(config, "eval_every", 0) == 0 and getattr(config, "init_from", None) is None
+
+
+def test_the_tables_figures_are_read_from_each_runs_results_file(script, tmp_path: Path) -> None:
+    """table.json keeps a copy of each run's figures; the page is written from the results files themselves."""
+    source = ROOT / "leaderboard" / "ppo.v1-4p-quick.results.json"
+    (tmp_path / "dqn__s1").mkdir()
+    (tmp_path / "dqn__s1" / source.name).write_bytes(source.read_bytes())
+    record = _record(99.0, 98.0, 100.0, 50.0, 50, 60)
+    record["evaluation"]["file"] = f"dqn__s1/{source.name}"
+    [read] = script.read_figures({"dqn__s1": record}, tmp_path).values()
+    document = json.loads(source.read_text(encoding="utf-8"))
+    assert read["evaluation"]["headline"] == {k: document["headline"][k] for k in ("score", "ci_low", "ci_high")}
+    assert read["evaluation"]["rows"]["heuristic"] == document["rows"][2]["x_per_hand"]
+    assert read["evaluation"]["file"] == f"dqn__s1/{source.name}" and read["training"] == record["training"]
+    line = script.table({"dqn__s1": read}, ["dqn"], 15, [1]).splitlines()[2]
+    assert f"{document['headline']['score']:+.2f}" in line and "+99.00" not in line
+
+    with pytest.raises(RuntimeError, match="run dqn__s1 names no results file"):
+        script.read_figures({"dqn__s1": _record(1.0, 0.5, 1.5, 0.0, 1, 1)}, tmp_path)
+    document["headline"]["score"] += 1
+    (tmp_path / "dqn__s1" / source.name).write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(ResultsError, match=r"headline\.score"):
+        script.read_figures({"dqn__s1": record}, tmp_path)
