@@ -1,7 +1,8 @@
 """No card of another seat leaves the server before the hand ends, over 1,000 random hands.
 
 Every response of random tables (2–5 seats, random rules, random and greedy bots, the person in a
-random seat making random moves, illegal ones among them) is searched for card strings. Before the
+random seat making random moves, illegal ones and other refusals among them) is searched for card
+strings, and so is the 500 of a bot that fails saying its hand. Before the
 hand ends each must be the person's own dealt card or a card already played at that point, judged
 against the hand's truth revealed at its end: the final view's deal and history.
 
@@ -21,9 +22,10 @@ from typing import Any
 
 import pytest
 from sam_env.apps.web.server import create_app
+from sam_env.apps.web.views import cards_json
 from starlette.applications import Starlette
 
-from sam_env.core import N_COMBOS
+from sam_env.core import N_COMBOS, SeatView
 from sam_env.core.rules import BAO1_CHOICES, FINISH_ON_TWO_CHOICES, FIRST_LEADER_CHOICES, INSTANT_WIN_TYPES
 
 HANDS = 1000
@@ -106,6 +108,15 @@ def check_hand(responses: list[tuple[str, int]], final: dict[str, Any]) -> None:
         assert not leaked, f"cards of other seats in a response before the hand ended: {sorted(leaked)}\n{body}"
 
 
+REFUSED = [
+    ("/api/games/{game_id}/next", None),  # the hand is not over
+    ("/api/games/{game_id}/moves", {"action": "pair:Z"}),  # no such move
+    ("/api/games/{game_id}/moves", {"action": True}),  # not an action
+    ("/api/games/{game_id}/moves", {"action": 1, "seat": 2}),  # an unknown field
+]
+"""Requests refused during a hand, besides an illegal move: (path, body)."""
+
+
 async def play_hand(app: Starlette, rng: random.Random, game_id: str, text: str, view: dict) -> None:
     """Play the hand dealt (``text``: the response that dealt it, ``view`` its view) to its end by random
     moves, with refused ones among them; check every response."""
@@ -118,6 +129,11 @@ async def play_hand(app: Starlette, rng: random.Random, game_id: str, text: str,
             refused = await call(app, "POST", f"/api/games/{game_id}/moves", {"action": bad})
             assert refused.status_code == 409
             responses.append((refused.text, len(view["history"])))
+        if rng.random() < 0.05:  # the other refusals, which name the legal moves: the person's own
+            for path, body in REFUSED:
+                refused = await call(app, "POST", path.format(game_id=game_id), body)
+                assert refused.status_code in (400, 409), refused.text
+                responses.append((refused.text, len(view["history"])))
         if rng.random() < 0.05:
             again = await call(app, "GET", f"/api/games/{game_id}")
             assert again.json()["history"] == view["history"]
@@ -143,3 +159,24 @@ async def test_no_card_of_another_seat_in_any_response_before_the_hand_ends() ->
                 dealt = await call(app, "POST", f"/api/games/{game_id}/next")
                 text, view = dealt.text, dealt.json()
             await play_hand(app, rng, game_id, text, view)
+
+
+@pytest.mark.anyio
+async def test_a_bot_that_fails_with_its_cards_in_the_message_shows_none_of_them() -> None:
+    """A fault inside a move (a bot that raises, saying its hand) answers 500 without the bot's words."""
+    app = create_app()
+    created = await call(app, "POST", "/api/games", {"players": 4, "seat": 0, "opponents": "random", "seed": 3,
+                                                     "rules": {"allow_sam": False}})  # fmt: skip
+    game_id, view = created.json()["game_id"], created.json()["view"]
+    game = app.state.games.get(game_id)
+    hidden = {c for s in range(1, 4) for c in cards_json(game.env.seat_view(game.env.agent_of_seat(s)).hand)}
+
+    class Telling:
+        def act(self, observation: object, seat_view: SeatView) -> int:
+            raise RuntimeError(f"a bot failed holding {' '.join(cards_json(seat_view.hand))}")
+
+    game.bots = [None, Telling(), Telling(), Telling()]
+    assert view["your_turn"]  # the bots before the person's seat have answered
+    failed = await call(app, "POST", f"/api/games/{game_id}/moves", {"action": view["legal"][-1]["name"]})
+    assert failed.status_code == 500 and "nothing was changed" in failed.text
+    assert not card_strings(failed.text) & hidden, failed.text
