@@ -148,10 +148,7 @@ class RunConfig:
             raise ConfigError(f"rules: {err}") from None
         require_field("activation", self.activation, self.activation in ACTIVATIONS, f"one of {list(ACTIVATIONS)}")
         for name in ("pi_layers", "vf_layers"):
-            value = getattr(self, name)
-            ok = isinstance(value, (list, tuple)) and len(value) > 0 and all(is_int(s) and s > 0 for s in value)
-            require_field(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
-            object.__setattr__(self, name, tuple(value))
+            self._require_layers(name)
         self._require_bots("final_eval_opponents", allow_empty=True)
         require_field("run_dir", self.run_dir, isinstance(self.run_dir, str) and self.run_dir != "", "a folder path")
 
@@ -162,6 +159,13 @@ class RunConfig:
     def _require_number(self, name: str, ok: Any, allowed: str) -> None:
         value = getattr(self, name)
         require_field(name, value, is_number(value) and ok(value), allowed)
+
+    def _require_layers(self, name: str) -> None:
+        """A non-empty list of hidden layer sizes; it becomes a tuple."""
+        value = getattr(self, name)
+        ok = isinstance(value, (list, tuple)) and len(value) > 0 and all(is_int(s) and s > 0 for s in value)
+        require_field(name, value, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
+        object.__setattr__(self, name, tuple(value))
 
     def _require_bots(self, name: str, allow_empty: bool) -> None:
         """A list of registry names; it becomes a tuple."""
@@ -205,6 +209,8 @@ class RunConfig:
         unknown = sorted(str(k) for k in data if k not in known)
         if unknown:
             raise ConfigError(f"unknown config field(s) {unknown}; allowed: {', '.join(known)}")
+        if "opponents" in data:  # a trainer's opponent mix (:class:`OpponentMix`), given as a mapping of weights
+            data = {**data, "opponents": OpponentMix.from_mapping(data["opponents"])}
         floats = {f.name for f in fields(cls) if "float" in str(f.type)}
         return cls(**{k: float_or_same(v) if k in floats else v for k, v in data.items()})
 
@@ -342,12 +348,6 @@ class MaskedPPOConfig(RunConfig):
         require_field("opponents", self.opponents, isinstance(self.opponents, OpponentMix), "a mapping of weights")
         value = self.snapshot_deterministic
         require_field("snapshot_deterministic", value, isinstance(value, bool), "true or false")
-
-    @classmethod
-    def from_dict(cls: type[Config], data: Mapping[str, Any]) -> Config:
-        if "opponents" not in data:
-            return super().from_dict(data)
-        return super().from_dict({**data, "opponents": OpponentMix.from_mapping(data["opponents"])})
 
 
 def float_or_same(value: object) -> object:

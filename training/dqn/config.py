@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from sam_env.agents.qnet.checkpoint import QArch
 
-from ..config import Config, EvalRunConfig, OpponentMix, require_field
+from ..config import EvalRunConfig, OpponentMix, require_field
 
 
 @dataclass(frozen=True)
@@ -77,12 +75,6 @@ class DQNConfig(EvalRunConfig):
             mix.self_play == 0,
             "0: trainer: dqn seats rule bots (random, greedy, heuristic) only",
         )
-
-    @classmethod
-    def from_dict(cls: type[Config], data: Mapping[str, Any]) -> Config:
-        if "opponents" not in data:
-            return super().from_dict(data)
-        return super().from_dict({**data, "opponents": OpponentMix.from_mapping(data["opponents"])})
 
     @property
     def q_arch(self) -> QArch:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..batched.config import BATCHED_OPPONENTS
 from ..config import (
     OPPONENT_KINDS,
-    Config,
     ConfigError,
     EvalRunConfig,
     OpponentMix,
@@ -118,10 +115,7 @@ class RolloutAdvantageConfig(EvalRunConfig):
         for name in ("kl_coef", "ent_coef", "vf_coef", "adv_coef"):
             self._require_number(name, lambda v: v >= 0, "a number >= 0")
         require_field("improvement", self.improvement, self.improvement in IMPROVEMENTS, f"one of {list(IMPROVEMENTS)}")
-        layers = self.adv_layers
-        ok = isinstance(layers, (list, tuple)) and len(layers) > 0 and all(_positive_int(s) for s in layers)
-        require_field("adv_layers", layers, ok, "a non-empty list of layer sizes > 0, e.g. [256, 256]")
-        object.__setattr__(self, "adv_layers", tuple(layers))
+        self._require_layers("adv_layers")
         require_field("opponents", self.opponents, isinstance(self.opponents, OpponentMix), "a mapping of weights")
         weights = self.opponents.weights()
         ok = not any(weights[k] for k in OPPONENT_KINDS if k not in BATCHED_OPPONENTS)
@@ -143,13 +137,3 @@ class RolloutAdvantageConfig(EvalRunConfig):
     @property
     def policy_label(self) -> str:
         return f"rollout[{self.name}]"
-
-    @classmethod
-    def from_dict(cls: type[Config], data: Mapping[str, Any]) -> Config:
-        if "opponents" not in data:
-            return super().from_dict(data)
-        return super().from_dict({**data, "opponents": OpponentMix.from_mapping(data["opponents"])})
-
-
-def _positive_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
