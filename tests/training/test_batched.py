@@ -24,7 +24,7 @@ from sam_env.training.batched.trainer import BatchedTrainer
 from sam_env.training.config import ConfigError
 from sam_env.training.curves import evaluation_series, plot_bot_curves
 from sam_env.training.trainers import config_from_dict, load_config
-from train_script import run_train
+from train_script import run_train, smoke_fixture
 
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 from sam_env.core.combos import combo_index
@@ -216,12 +216,7 @@ def test_a_rollout_and_an_update_on_cuda(critic: str) -> None:
     assert trainer.oracle is None or next(trainer.oracle.parameters()).is_cuda
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    runs = tmp_path_factory.mktemp("batched_runs")
-    stdout = run_train(runs, "--config", "tests/training/configs/batched_smoke.yaml")
-    [run] = list(runs.iterdir())
-    return run, stdout
+smoke = smoke_fixture("--config", "tests/training/configs/batched_smoke.yaml")
 
 
 def test_smoke_run_trains_evaluates_and_writes_checkpoints_bots_load(smoke: tuple[Path, str]) -> None:

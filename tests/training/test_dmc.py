@@ -17,7 +17,7 @@ from sam_env.training.config import ConfigError
 from sam_env.training.dmc.config import DMCConfig
 from sam_env.training.dmc.targets import Decisions, monte_carlo_returns, renumber
 from sam_env.training.trainers import load_config
-from train_script import run_train
+from train_script import smoke_fixture
 
 import sam_env
 from sam_env import RuleConfig
@@ -85,12 +85,7 @@ def test_returns_of_an_unfinished_trajectory_stay_open() -> None:
     assert returns[1] == 2.0
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    runs = tmp_path_factory.mktemp("runs")
-    stdout = run_train(runs, *SMOKE)
-    [run] = list(runs.iterdir())
-    return run, stdout
+smoke = smoke_fixture(*SMOKE)
 
 
 def test_smoke_run_trains_evaluates_and_saves_networks_that_play_legal_moves(smoke: tuple[Path, str]) -> None:

@@ -19,7 +19,7 @@ from sam_env.training.dqn.trainer import q_network, q_tensors
 from sam_env.training.trainers import config_from_dict
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.data import Batch
-from train_script import run_train
+from train_script import smoke_fixture
 
 import sam_env
 from sam_env import RuleConfig, VectorEnv
@@ -27,12 +27,7 @@ from sam_env import RuleConfig, VectorEnv
 SMOKE = ("--config", "tests/training/configs/dqn_smoke.yaml")
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    runs = tmp_path_factory.mktemp("runs")
-    stdout = run_train(runs, *SMOKE)
-    [run] = list(runs.iterdir())
-    return run, stdout
+smoke = smoke_fixture(*SMOKE)
 
 
 def test_smoke_run_trains_evaluates_and_saves_networks_that_play_legal_moves(smoke: tuple[Path, str]) -> None:

@@ -22,20 +22,15 @@ from sam_env.training.expert.config import ExpertConfig
 from sam_env.training.expert.distill import DistillSettings, Samples, distill, losses, policy_targets
 from sam_env.training.expert.trainer import ExpertTrainer
 from sam_env.training.trainers import config_from_dict, load_config
-from train_script import run_train
+from train_script import run_train, smoke_fixture
 
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 SMOKE = ("--config", "tests/training/configs/expert_smoke.yaml")
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """One run of tests/training/configs/expert_smoke.yaml (two iterations): its folder and what it printed."""
-    runs = tmp_path_factory.mktemp("runs")
-    stdout = run_train(runs, *SMOKE)
-    [run] = list(runs.iterdir())
-    return run, stdout
+smoke = smoke_fixture(*SMOKE)
+"""One run of tests/training/configs/expert_smoke.yaml (two iterations): its folder and what it printed."""
 
 
 def _checkpoints(run: Path) -> list[Path]:

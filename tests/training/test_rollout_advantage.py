@@ -24,7 +24,7 @@ from sam_env.training.rollout_advantage.players import SeatPlayers
 from sam_env.training.rollout_advantage.update import centred, move_estimates
 from sam_env.training.trainers import load_config
 from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
-from train_script import run_train
+from train_script import run_train, smoke_fixture
 
 import sam_env
 from sam_env import N_ACTIONS, RuleConfig
@@ -165,12 +165,7 @@ def test_bad_configs_are_refused_naming_the_field() -> None:
         load_config(Path("tests/training/configs/rollout_smoke.yaml"), ["clip_range=0.2"])
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    runs = tmp_path_factory.mktemp("runs")
-    stdout = run_train(runs, *SMOKE)
-    [run] = list(runs.iterdir())
-    return run, stdout
+smoke = smoke_fixture(*SMOKE)
 
 
 def test_smoke_run_saves_networks_that_play_legal_moves_through_load_bot(smoke: tuple[Path, str]) -> None:

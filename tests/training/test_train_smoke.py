@@ -13,20 +13,15 @@ import pytest
 from policy_files import ROOT
 from sam_env.agents.ppo.checkpoint import load_policy
 from sam_env.agents.registry import load_bot
-from train_script import run_train
+from train_script import run_train, smoke_fixture
 
 from sam_env import ENCODING_VERSION
 
 SMOKE = "tests/training/configs/smoke.yaml"  # run from the repository root
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """One run of tests/training/configs/smoke.yaml (256 steps): its folder and what it printed."""
-    runs = tmp_path_factory.mktemp("runs")
-    stdout = run_train(runs, "--config", SMOKE)
-    [run] = list(runs.iterdir())
-    return run, stdout
+smoke = smoke_fixture("--config", SMOKE)
+"""One run of tests/training/configs/smoke.yaml (256 steps): its folder and what it printed."""
 
 
 def test_smoke_run_writes_logs_checkpoints_and_the_evaluation(smoke: tuple[Path, str]) -> None:

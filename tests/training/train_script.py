@@ -5,7 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 from policy_files import ROOT
 
 FIXTURES = Path(__file__).resolve().parent / "configs"
@@ -26,3 +28,20 @@ def run_train(run_dir: Path, *args: str, timeout: float = 180) -> str:
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=timeout)
     assert out.returncode == 0, out.stderr
     return out.stdout
+
+
+def smoke_fixture(*args: str, timeout: float = 180) -> Any:
+    """A module-scoped fixture: one run of ``train.py ARGS`` in a fresh folder of runs, as ``(run folder, stdout)``.
+
+    A test module names it ``smoke = smoke_fixture("--config", "tests/training/configs/X_smoke.yaml")``; its tests
+    share the run (a smoke run takes tens of seconds).
+    """
+
+    @pytest.fixture(scope="module")
+    def smoke(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+        runs = tmp_path_factory.mktemp("runs")
+        stdout = run_train(runs, *args, timeout=timeout)
+        [run] = list(runs.iterdir())
+        return run, stdout
+
+    return smoke
