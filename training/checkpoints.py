@@ -7,8 +7,9 @@ wrote it, ``sb3`` when it does not) and the run's ``config.yaml``. Each trainer 
 its own (``training/sb3/checkpoints.py``, ``training/batched/state.py``, …), every one through
 :func:`written_whole`: the files go into a hidden temporary folder beside the checkpoint, are flushed
 to disk and the folder is renamed into place, so a run killed while writing leaves no folder that
-looks like a checkpoint and is not. After each new ``step_N`` the oldest beyond the config's
-``keep_checkpoints`` are removed (:func:`prune_checkpoints`), and ``--resume RUN_DIR`` takes the run's
+looks like a checkpoint and is not. :func:`learn_and_save` runs a trainer's learning with its writer:
+after each new ``step_N`` the oldest beyond the config's ``keep_checkpoints`` are removed
+(:func:`prune_checkpoints`), and ``final/`` is written at the end. ``--resume RUN_DIR`` takes the run's
 last whole checkpoint (:func:`resume_folder`). Nothing is pickled: tensors are safetensors,
 everything else JSON or YAML.
 """
@@ -21,6 +22,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -95,6 +97,28 @@ def written_whole(save: Callable[Concatenate[Path, Saver], Path]) -> Callable[Co
         return folder / written.relative_to(temp)
 
     return whole
+
+
+def learn_and_save(
+    trainer: Any, run_dir: Path, save: Callable[[Path, Any, str], Path], *learn_args: Any
+) -> tuple[Path, float]:
+    """Run ``trainer.learn(*learn_args, on_checkpoint=, label=)`` with the checkpoints of every trainer: each one
+    due is written whole by ``save(folder, trainer, run name)`` (a :func:`written_whole` writer) into
+    ``checkpoints/step_N``, then those beyond the config's ``keep_checkpoints`` are pruned; a trainer that
+    stopped before ``total_timesteps`` (its ``stopped_early``: ``chunk_minutes``) gets one at the step it
+    stopped at; then ``final/``. The final policy's file and the wall seconds of learning."""
+    config = trainer.config
+    started = time.perf_counter()
+
+    def checkpoint(step: int) -> None:
+        save(step_folder(run_dir, step), trainer, run_dir.name)
+        prune_checkpoints(run_dir, config.keep_checkpoints)
+
+    trainer.learn(*learn_args, on_checkpoint=checkpoint, label=config.policy_label)
+    seconds = time.perf_counter() - started
+    if getattr(trainer, "stopped_early", False):
+        checkpoint(trainer.num_timesteps)
+    return save(run_dir / FINAL, trainer, run_dir.name), seconds
 
 
 def prune_checkpoints(run_dir: Path, keep: int) -> list[Path]:

@@ -47,3 +47,15 @@ class SpeedMeter:
         speed = {"trainer": trainer, **self.summary(), **details}
         (run_dir / SPEED_FILE).write_text(json.dumps(speed, indent=2) + "\n", encoding="utf-8")
         return speed
+
+
+def report_speed(
+    trainer: Any, run_dir: Path, unit: str = "learner steps", split: str = "time split", **details: Any
+) -> dict[str, Any]:
+    """After a run: print the trainer's time split (its ``seconds``, under the heading ``split``), write
+    ``speed.json`` (:meth:`SpeedMeter.write` of its ``speed``, with ``details``) and print the rate after the
+    warm-up in ``unit``; the speed written."""
+    print(f"{split}: " + ", ".join(f"{k} {v:.0f} s" for k, v in trainer.seconds.items()))
+    speed = trainer.speed.write(run_dir, trainer.config.trainer, **details)
+    print(f"{speed['learner_steps_per_second_after_warm_up']} {unit}/s after the first iteration (speed.json)")
+    return speed

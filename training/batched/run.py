@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from ..checkpoints import prune_checkpoints, read_trainer_state, step_folder
+from ..checkpoints import learn_and_save, read_trainer_state
 from ..config import TrainResult
+from ..speed import report_speed
 from .config import BatchedConfig
 from .state import restore_batched, save_batched_checkpoint
 from .trainer import BatchedTrainer, tensorboard_logger
@@ -19,11 +19,8 @@ def train(config: BatchedConfig, run_dir: Path, resume: Path | None) -> TrainRes
         f"run {run_dir.name}: {config.total_timesteps:,} learner steps, {config.num_tables} tables (batched, "
         f"{trainer.device}); logs in {run_dir}"
     )
-    final, seconds = learn_and_save(trainer, config, run_dir)
-    split = ", ".join(f"{k} {v:.0f} s" for k, v in trainer.seconds.items())
-    print(f"time split: {split}")
-    speed = trainer.speed.write(run_dir, config.trainer, num_tables=config.num_tables, device=str(trainer.device))
-    print(f"{speed['learner_steps_per_second_after_warm_up']} learner steps/s after the first iteration (speed.json)")
+    final, seconds = learn_and_save(trainer, run_dir, save_batched_checkpoint, config.total_timesteps)
+    report_speed(trainer, run_dir, num_tables=config.num_tables, device=str(trainer.device))
     return TrainResult(final, trainer.num_timesteps, seconds)
 
 
@@ -41,16 +38,3 @@ def build_trainer(
             f"resuming {run_dir.name} at step {trainer.num_timesteps:,} with {len(trainer.pool)} snapshots in the pool"
         )
     return trainer
-
-
-def learn_and_save(trainer: BatchedTrainer, config: BatchedConfig, run_dir: Path) -> tuple[Path, float]:
-    """Learn to ``total_timesteps`` with checkpoints on the way; the final policy's folder and the seconds it took."""
-    started = time.perf_counter()
-
-    def checkpoint(step: int) -> None:
-        save_batched_checkpoint(step_folder(run_dir, step), trainer, run_dir.name)
-        prune_checkpoints(run_dir, config.keep_checkpoints)
-
-    trainer.learn(config.total_timesteps, on_checkpoint=checkpoint, label=config.policy_label)
-    seconds = time.perf_counter() - started
-    return save_batched_checkpoint(run_dir / "final", trainer, run_dir.name), seconds

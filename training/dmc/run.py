@@ -1,11 +1,13 @@
-"""A DMC run: the trainer, inside the Q-network runs' scaffolding (:mod:`..qnet_run`)."""
+"""A DMC run: the trainer, its checkpoints (:mod:`..qnet_state`) and ``speed.json``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..checkpoints import learn_and_save
 from ..config import ConfigError, TrainResult
-from ..qnet_run import run_qnet_trainer
+from ..qnet_state import save_qnet_checkpoint
+from ..speed import report_speed
 from .config import DMCConfig
 from .trainer import DMCTrainer
 
@@ -21,14 +23,13 @@ def train(config: DMCConfig, run_dir: Path, resume: Path | None) -> TrainResult:
         f"run {run_dir.name}: {config.total_timesteps:,} moves of self-play on {config.num_tables} tables "
         f"(Deep Monte-Carlo, epsilon {config.epsilon}); logs in {run_dir}"
     )
-    result = run_qnet_trainer(
+    final, seconds = learn_and_save(trainer, run_dir, save_qnet_checkpoint)
+    report_speed(
         trainer,
         run_dir,
-        lambda: {
-            "num_tables": config.num_tables,
-            "trained_decisions": trainer.trained_decisions,
-            "decisions_per_second": round(trainer.decisions_per_second(), 1),
-        },
+        num_tables=config.num_tables,
+        trained_decisions=trainer.trained_decisions,
+        decisions_per_second=round(trainer.decisions_per_second(), 1),
     )
     print(f"{trainer.decisions_per_second():,.0f} decisions trained on per second (speed.json)")
-    return result
+    return TrainResult(final, trainer.num_timesteps, seconds)

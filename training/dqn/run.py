@@ -1,11 +1,13 @@
-"""A DQN run: the trainer, inside the Q-network runs' scaffolding (:mod:`..qnet_run`)."""
+"""A DQN run: the trainer, its checkpoints (:mod:`..qnet_state`) and ``speed.json``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..checkpoints import learn_and_save
 from ..config import ConfigError, TrainResult
-from ..qnet_run import run_qnet_trainer
+from ..qnet_state import save_qnet_checkpoint
+from ..speed import report_speed
 from .config import DQNConfig
 from .trainer import DQNTrainer
 
@@ -23,8 +25,8 @@ def train(config: DQNConfig, run_dir: Path, resume: Path | None) -> TrainResult:
         f"(Tianshou DQN; opponents {mix}); logs in {run_dir}"
     )
     try:
-        return run_qnet_trainer(
-            trainer, run_dir, lambda: {"n_envs": config.n_envs, "gradient_steps": trainer.n_updates}
-        )
+        final, seconds = learn_and_save(trainer, run_dir, save_qnet_checkpoint)
+        report_speed(trainer, run_dir, n_envs=config.n_envs, gradient_steps=trainer.n_updates)
     finally:
         trainer.tables.close()
+    return TrainResult(final, trainer.num_timesteps, seconds)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from ..batched.trainer import tensorboard_logger
-from ..checkpoints import prune_checkpoints, read_trainer_state, step_folder
+from ..checkpoints import learn_and_save, read_trainer_state
 from ..config import TrainResult
 from .config import ExpertConfig
 from .state import restore_expert, save_expert_checkpoint
@@ -31,15 +30,7 @@ def train(config: ExpertConfig, run_dir: Path, resume: Path | None) -> TrainResu
         f"{config.decisions_per_iteration:,} searched decisions an iteration ({config.determinizations} deals x "
         f"{config.candidates} candidates), {config.num_tables} tables; logs in {run_dir}"
     )
-    started = time.perf_counter()
-
-    def checkpoint(step: int) -> None:
-        save_expert_checkpoint(step_folder(run_dir, step), trainer, run_name)
-        prune_checkpoints(run_dir, config.keep_checkpoints)
-
-    trainer.learn(on_checkpoint=checkpoint, label=config.policy_label)
-    seconds = time.perf_counter() - started
-    final = save_expert_checkpoint(run_dir / "final", trainer, run_name)
+    final, seconds = learn_and_save(trainer, run_dir, save_expert_checkpoint)
     speed = trainer.speed()
     (run_dir / "speed.json").write_text(json.dumps(speed, indent=2) + "\n", encoding="utf-8")
     split = ", ".join(f"{k} {speed[f'{k}_seconds']:.0f} s" for k in trainer.seconds)

@@ -16,8 +16,11 @@ import ray
 
 from sam_env import N_ACTIONS, VectorEnv
 
-from ..batched.run import build_trainer, learn_and_save
+from ..batched.run import build_trainer
+from ..batched.state import save_batched_checkpoint
+from ..checkpoints import learn_and_save
 from ..config import ConfigError, TrainResult
+from ..speed import report_speed
 from .config import RayConfig
 from .learner import RayTrainer
 
@@ -70,18 +73,16 @@ def train(config: RayConfig, run_dir: Path, resume: Path | None) -> TrainResult:
             f"{config.num_tables} tables on {len(set(nodes))} node(s) of {where}, learner on {trainer.device}; "
             f"logs in {run_dir}"
         )
-        final, seconds = learn_and_save(trainer, config, run_dir)
+        final, seconds = learn_and_save(trainer, run_dir, save_batched_checkpoint, config.total_timesteps)
     finally:
         ray.shutdown()
-    split = ", ".join(f"{k} {v:.0f} s" for k, v in trainer.seconds.items())
-    print(f"time split (runners' mean): {split}")
-    speed = trainer.speed.write(
+    report_speed(
+        trainer,
         run_dir,
-        config.trainer,
+        split="time split (runners' mean)",
         num_env_runners=config.num_env_runners,
         num_tables_per_env_runner=config.num_tables,
         env_runner_nodes=nodes,
         learner_device=str(trainer.device),
     )
-    print(f"{speed['learner_steps_per_second_after_warm_up']} learner steps/s after the first iteration (speed.json)")
     return TrainResult(final, trainer.num_timesteps, seconds)

@@ -11,7 +11,6 @@ newest entry of its lineage (:mod:`sam_env.training.lineage`).
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import torch
@@ -21,9 +20,10 @@ from safetensors.torch import load_file, save_file
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata, save_policy
 
 from ..batched.trainer import tensorboard_logger
-from ..checkpoints import checked_policy, prune_checkpoints, read_trainer_state, step_folder, written_whole
+from ..checkpoints import checked_policy, learn_and_save, read_trainer_state, written_whole
 from ..config import ConfigError, TrainResult
 from ..lineage import LINEAGE, grown_from
+from ..speed import report_speed
 from .config import RolloutAdvantageConfig
 from .trainer import RolloutAdvantageTrainer
 
@@ -44,32 +44,20 @@ def train(config: RolloutAdvantageConfig, run_dir: Path, resume: Path | None) ->
         f"run {run_dir.name}: {config.total_timesteps:,} labelled decisions, up to {config.max_moves} moves rolled out "
         f"each, {config.num_tables} tables; logs in {run_dir}"
     )
-    started = time.perf_counter()
-
-    def checkpoint(step: int) -> None:
-        save_checkpoint(step_folder(run_dir, step), trainer, run_dir.name)
-        prune_checkpoints(run_dir, config.keep_checkpoints)
-
-    trainer.learn(on_checkpoint=checkpoint, label=config.policy_label)
-    seconds = time.perf_counter() - started
+    final, seconds = learn_and_save(trainer, run_dir, save_checkpoint)
     if trainer.stopped_early:
-        checkpoint(trainer.num_timesteps)
         where = f"{trainer.num_timesteps:,} labelled decisions"
         print(f"stopped at chunk_minutes = {config.chunk_minutes} after {where}; go on: --resume {run_dir / 'final'}")
-    final = save_checkpoint(run_dir / "final", trainer, run_dir.name)
-    split = ", ".join(f"{k} {v:.0f} s" for k, v in trainer.seconds.items())
-    print(f"time split: {split}")
     labeller = trainer.collector.labeller
-    speed = trainer.speed.write(
+    report_speed(
+        trainer,
         run_dir,
-        config.trainer,
+        "labelled decisions",
         num_tables=config.num_tables,
         rollout_tables=config.rollout_tables,
         copies_rolled_out=labeller.copies,
         rollout_moves=labeller.moves,
     )
-    rate = speed["learner_steps_per_second_after_warm_up"]
-    print(f"{rate} labelled decisions/s after the first iteration (speed.json)")
     return TrainResult(final, trainer.num_timesteps, seconds)
 
 
