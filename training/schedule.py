@@ -1,13 +1,14 @@
-"""The step schedule of a masked-PPO run: when the next snapshot, evaluation and checkpoint are due.
+"""The step schedule of a run: when the next snapshot, evaluation and checkpoint are due.
 
-Both trainers with a self-play pool (``sb3``, ``batched``) do their periodic work between rollouts,
-at the first rollout boundary at or past a multiple of the job's period, so a checkpoint at step N
-holds a policy trained on exactly N steps and resuming from it loses nothing.
+The trainers that count steps (``sb3``, ``batched``, ``rollout_advantage``, ``dmc``, ``dqn``) do their
+periodic work between iterations, at the first iteration boundary at or past a multiple of the job's
+period, so a checkpoint at step N holds a policy trained on exactly N steps and resuming from it loses
+nothing.
 """
 
 from __future__ import annotations
 
-from .config import MaskedPPOConfig
+from typing import Protocol
 
 JOBS = ("snapshot", "eval", "checkpoint")
 
@@ -17,14 +18,22 @@ def next_due(step: int, every: int) -> int | float:
     return (step // every + 1) * every if every else float("inf")
 
 
-class StepSchedule:
-    """The step at which each job is next due, from the config's ``snapshot_every``, ``eval_every`` and
-    ``checkpoint_every``. A fresh run is evaluated once before learning (the curve's first point),
-    unless ``eval_every`` is 0 (never); a resumed run continues on the same multiples."""
+class Periods(Protocol):
+    """What the schedule reads of a config: its periods in steps (0: never)."""
 
-    def __init__(self, config: MaskedPPOConfig, step: int) -> None:
+    eval_every: int
+    checkpoint_every: int
+
+
+class StepSchedule:
+    """The step at which each job is next due, from the config's ``snapshot_every`` (a trainer without a
+    self-play pool has none: never), ``eval_every`` and ``checkpoint_every``. A fresh run is evaluated once
+    before learning (the curve's first point), unless ``eval_every`` is 0 (never); a resumed run continues
+    on the same multiples."""
+
+    def __init__(self, config: Periods, step: int) -> None:
         self.every = {
-            "snapshot": config.snapshot_every,
+            "snapshot": getattr(config, "snapshot_every", 0),
             "eval": config.eval_every,
             "checkpoint": config.checkpoint_every,
         }

@@ -44,3 +44,30 @@ def test_the_batched_trainers_bar_shows_one_rate_and_ends_at_100_percent(capsys:
     count = f"{trainer.num_timesteps}/{trainer.num_timesteps}"
     assert "100%" in frame and count in frame, frame
     assert len(RATE.findall(frame)) == 1, frame
+
+
+@pytest.mark.parametrize("name", ["dmc", "dqn", "rollout"])
+def test_the_other_step_counting_trainers_bars_show_one_rate_and_end_at_100_percent(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DMC, DQN and rollout advantages draw the same bar: their postfix has no rate of its own."""
+    from sam_env.training.dmc.trainer import DMCTrainer
+    from sam_env.training.dqn.trainer import DQNTrainer
+    from sam_env.training.rollout_advantage.trainer import RolloutAdvantageTrainer
+
+    trainers = {"dmc": DMCTrainer, "dqn": DQNTrainer, "rollout": RolloutAdvantageTrainer}
+    total = {"dmc": 1000, "dqn": 1000, "rollout": 300}[name]  # each ends its last iteration past the total
+    overrides = [f"total_timesteps={total}", "eval_every=0", "checkpoint_every=0", "progress_bar=true"]
+    config = load_config(ROOT / f"tests/training/configs/{name}_smoke.yaml", overrides)
+    trainer = trainers[name](config)
+    try:
+        trainer.learn()
+    finally:
+        if name == "dqn":
+            trainer.tables.close()
+    assert trainer.num_timesteps > total
+    frame = last_frame(capsys.readouterr().err)
+    count = f"{trainer.num_timesteps}/{trainer.num_timesteps}"
+    assert "100%" in frame and count in frame, frame
+    unit = {"dmc": "move", "dqn": "step", "rollout": "label"}[name]
+    assert len(re.findall(rf"{unit}/s|{unit}s/s", frame)) == 1, frame

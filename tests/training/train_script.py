@@ -33,7 +33,7 @@ def run_train(run_dir: Path, *args: str, timeout: float = 180) -> str:
 def smoke_fixture(*args: str, timeout: float = 180) -> Any:
     """A module-scoped fixture: one run of ``train.py ARGS`` in a fresh folder of runs, as ``(run folder, stdout)``.
 
-    A test module names it ``smoke = smoke_fixture("--config", "tests/training/configs/X_smoke.yaml")``; its tests
+    A test module names it ``smoke = smoke_fixture("--config", "tests/training/configs/dmc_smoke.yaml")``; its tests
     share the run (a smoke run takes tens of seconds).
     """
 

@@ -106,15 +106,10 @@ class PrioritizedSeating(Seating):
             weights = share
         return codes, weights / weights.sum()
 
-    def draw(self, tables: np.ndarray) -> None:
-        k, n = tables.size, self.n_players
-        if k == 0:
-            return
-        learner = self.rng.random((k, n)) < self.learner_share
-        learner[np.arange(k), self.rng.integers(n, size=k)] = True
+    def opponents(self, k: int) -> np.ndarray:
+        """Occupant codes for every seat of ``k`` tables, each drawn from :meth:`probabilities`."""
         codes, probabilities = self.probabilities()
-        drawn = codes[self.rng.choice(len(codes), size=(k, n), p=probabilities)]
-        self.occupant[tables] = np.where(learner, LEARNER, drawn)
+        return codes[self.rng.choice(len(codes), size=(k, self.n_players), p=probabilities)]
 
     # ------------------------------------------------------------------ results
 

@@ -176,11 +176,19 @@ class Seating:
         """A hand ended at ``table`` with money ``net`` per seat (this seating keeps no score; PFSP's does)."""
 
     def draw(self, tables: np.ndarray) -> None:
+        """Seat the learner and its opponents at ``tables`` for their next hand: each seat is the learner's
+        with probability ``learner_share`` (one seat per table at least), the others :meth:`opponents`."""
         k, n = tables.size, self.n_players
         if k == 0:
             return
         learner = self.rng.random((k, n)) < self.learner_share
         learner[np.arange(k), self.rng.integers(n, size=k)] = True
+        self.occupant[tables] = np.where(learner, LEARNER, self.opponents(k))
+
+    def opponents(self, k: int) -> np.ndarray:
+        """``int64[k, n_players]``: occupant codes drawn for every seat of ``k`` tables (the learner's seats
+        then replace some): ``random``, ``heuristic`` or a network of the pool by ``opponent_weights``."""
+        n = self.n_players
         kind = self.rng.random((k, n))
         occupant = np.where(kind < self.p_random, RANDOM, HEURISTIC)
         drawable = self.drawable
@@ -190,7 +198,7 @@ class Seating:
             occupant = np.where(from_pool, picks, occupant)
         else:
             occupant = np.where(from_pool, RANDOM, occupant)
-        self.occupant[tables] = np.where(learner, LEARNER, occupant)
+        return occupant
 
 
 class Collector:

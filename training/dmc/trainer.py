@@ -23,8 +23,9 @@ from tqdm import tqdm
 
 from sam_env import VectorEnv
 
+from .. import progress
 from ..evaluate import EvaluatesDuringTraining
-from ..schedule import next_due
+from ..schedule import StepSchedule
 from ..speed import SpeedMeter
 from .config import DMCConfig
 from .selfplay import CollectStats, SelfPlay
@@ -71,19 +72,15 @@ class DMCTrainer(EvaluatesDuringTraining):
     def learn(self, on_checkpoint: Callable[[int], None] | None = None, label: str = "dmc") -> None:
         """Train to ``total_timesteps`` moves; ``on_checkpoint(step)`` writes a checkpoint when one is due."""
         c = self.config
-        due = {"eval": 0 if c.eval_every else float("inf"), "checkpoint": next_due(0, c.checkpoint_every)}
-        every = {"eval": c.eval_every, "checkpoint": c.checkpoint_every}
-        bar = tqdm(total=c.total_timesteps, unit="move", disable=not c.progress_bar, dynamic_ncols=True)
+        schedule = StepSchedule(c, self.num_timesteps)
+        bar = progress.bar(c.total_timesteps, self.num_timesteps, "move", c.progress_bar)
         self.wall_start = time.perf_counter()
         self.speed.mark(self.num_timesteps)
         while self.num_timesteps < c.total_timesteps:
-            for job in due:
-                if self.num_timesteps >= due[job]:
-                    due[job] = next_due(self.num_timesteps, every[job])
-                    if job == "eval":
-                        self.run_eval(label, bar)
-                    elif on_checkpoint is not None:
-                        on_checkpoint(self.num_timesteps)
+            if schedule.due("eval", self.num_timesteps):
+                self.run_eval(label, bar)
+            if on_checkpoint is not None and schedule.due("checkpoint", self.num_timesteps):
+                on_checkpoint(self.num_timesteps)
             stats = self.selfplay.collect(c.n_steps)
             for key, seconds in stats.seconds.items():
                 self.seconds[key] += seconds
@@ -94,7 +91,7 @@ class DMCTrainer(EvaluatesDuringTraining):
             self.seconds["update"] += time.perf_counter() - clock
             self.num_timesteps += stats.moves
             self.trained_decisions += len(targets)
-            bar.update(stats.moves)
+            progress.advance(bar, self.num_timesteps)
             self.speed.mark(self.num_timesteps)
             self._log(losses, targets, stats, bar)
         bar.close()
@@ -127,11 +124,9 @@ class DMCTrainer(EvaluatesDuringTraining):
 
     def _log(self, losses: list[float], targets: np.ndarray, stats: CollectStats, bar: tqdm) -> None:
         elapsed = time.perf_counter() - self.wall_start
-        moves_per_second = self.num_timesteps / max(elapsed, 1e-9)
+        moves_per_second = self.num_timesteps / max(elapsed, 1e-9)  # for TensorBoard: the bar shows its own
         loss = float(np.mean(losses)) if losses else float("nan")
-        bar.set_postfix_str(
-            f"{moves_per_second:,.0f} moves/s | loss {loss:.3f} | eval {self.last_eval or '-'}", refresh=False
-        )
+        bar.set_postfix_str(f"loss {loss:.3f} | eval {self.last_eval or '-'}", refresh=False)
         if self.logger is None:
             return
         self.logger.record("train/loss", loss)

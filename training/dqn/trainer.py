@@ -31,8 +31,9 @@ from tqdm import tqdm
 from sam_env import N_ACTIONS
 from sam_env.encoding import observation_size
 
+from .. import progress
 from ..evaluate import EvaluatesDuringTraining
-from ..schedule import next_due
+from ..schedule import StepSchedule
 from ..speed import SpeedMeter
 from .config import DQNConfig
 from .tables import make_tables
@@ -105,9 +106,8 @@ class DQNTrainer(EvaluatesDuringTraining):
     def learn(self, on_checkpoint: Callable[[int], None] | None = None, label: str = "dqn") -> None:
         """Train to ``total_timesteps`` learner moves; ``on_checkpoint(step)`` writes a checkpoint when one is due."""
         c = self.config
-        due = {"eval": 0 if c.eval_every else float("inf"), "checkpoint": next_due(0, c.checkpoint_every)}
-        every = {"eval": c.eval_every, "checkpoint": c.checkpoint_every}
-        bar = tqdm(total=c.total_timesteps, unit="step", disable=not c.progress_bar, dynamic_ncols=True)
+        schedule = StepSchedule(c, self.num_timesteps)
+        bar = progress.bar(c.total_timesteps, self.num_timesteps, "step", c.progress_bar)
         self.wall_start = time.perf_counter()
         self.collector.reset()
         self.speed.mark(self.num_timesteps)
@@ -116,13 +116,10 @@ class DQNTrainer(EvaluatesDuringTraining):
             self._collected(stats.n_collected_steps, stats.returns, bar)
             self.speed.mark(self.num_timesteps)
         while self.num_timesteps < c.total_timesteps:
-            for job in due:
-                if self.num_timesteps >= due[job]:
-                    due[job] = next_due(self.num_timesteps, every[job])
-                    if job == "eval":
-                        self.run_eval(label, bar)
-                    elif on_checkpoint is not None:
-                        on_checkpoint(self.num_timesteps)
+            if schedule.due("eval", self.num_timesteps):
+                self.run_eval(label, bar)
+            if on_checkpoint is not None and schedule.due("checkpoint", self.num_timesteps):
+                on_checkpoint(self.num_timesteps)
             clock = time.perf_counter()
             self.policy.set_eps_training(c.epsilon(self.num_timesteps))
             with policy_within_training_step(self.policy):
@@ -142,14 +139,14 @@ class DQNTrainer(EvaluatesDuringTraining):
 
     def _collected(self, steps: int, returns: np.ndarray, bar: tqdm) -> None:
         self.num_timesteps += steps
-        bar.update(steps)
+        progress.advance(bar, self.num_timesteps)
         self.returns = [float(r) / self.config.reward_scale for r in returns]
 
     def _log(self, losses: list[float], bar: tqdm) -> None:
         elapsed = time.perf_counter() - self.wall_start
-        speed = self.num_timesteps / max(elapsed, 1e-9)
+        speed = self.num_timesteps / max(elapsed, 1e-9)  # for TensorBoard: the bar shows its own
         loss = float(np.mean(losses)) if losses else float("nan")
-        bar.set_postfix_str(f"{speed:,.0f} steps/s | loss {loss:.3f} | eval {self.last_eval or '-'}", refresh=False)
+        bar.set_postfix_str(f"loss {loss:.3f} | eval {self.last_eval or '-'}", refresh=False)
         if self.logger is None:
             return
         self.logger.record("train/loss", loss)

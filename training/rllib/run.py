@@ -28,8 +28,8 @@ from ray.rllib.utils.metrics import (
     NUM_ENV_STEPS_SAMPLED_LIFETIME,
     TIMERS,
 )
-from tqdm import tqdm
 
+from .. import progress
 from ..config import ConfigError, TrainResult
 from ..schedule import next_due
 from ..speed import SpeedMeter
@@ -138,13 +138,12 @@ def train(config: RLlibConfig, run_dir: Path, resume: Path | None) -> TrainResul
         meter = SpeedMeter()
         meter.mark(0)
         started = time.perf_counter()
-        bar = tqdm(total=config.total_timesteps, unit="step", disable=not config.progress_bar, dynamic_ncols=True)
+        bar = progress.bar(config.total_timesteps, 0, "step", config.progress_bar)
         with (run_dir / "progress.jsonl").open("w", encoding="utf-8") as log, bar:
             while steps < config.total_timesteps:
                 result = algorithm.train()
-                now = learner_steps(result)
-                bar.update(min(now, bar.total) - min(steps, bar.total))  # the last iteration overshoots the total
-                steps = now
+                steps = learner_steps(result)
+                progress.advance(bar, steps)
                 env_steps = int(result[ENV_RUNNER_RESULTS].get(NUM_ENV_STEPS_SAMPLED_LIFETIME, 0))
                 decisions = result[ENV_RUNNER_RESULTS].get(DECISIONS, {})
                 if steps >= next_snapshot:

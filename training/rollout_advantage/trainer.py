@@ -27,6 +27,7 @@ from tqdm import tqdm
 from sam_env import N_ACTIONS
 from sam_env.encoding import observation_size
 
+from .. import progress
 from ..batched.rollout import Seating
 from ..batched.trainer import network_of
 from ..evaluate import EvaluatesDuringTraining
@@ -136,13 +137,11 @@ class RolloutAdvantageTrainer(EvaluatesDuringTraining):
         c = self.config
         if not self.pool and c.opponents.self_play:
             self.add_to_pool(self.num_timesteps, self.snapshot())
-        schedule = StepSchedule(c, self.num_timesteps)  # type: ignore[arg-type]  # reads the *_every fields only
+        schedule = StepSchedule(c, self.num_timesteps)
         started = time.perf_counter()
         self.wall_start = started - self.history[-1]["wall_seconds"] if self.history else started
         deadline = started + 60 * c.chunk_minutes if c.chunk_minutes is not None else float("inf")
-        bar = tqdm(
-            total=c.total_timesteps, initial=self.num_timesteps, unit="label", disable=not c.progress_bar, smoothing=0.1
-        )
+        bar = progress.bar(c.total_timesteps, self.num_timesteps, "label", c.progress_bar)
         self.speed.mark(self.num_timesteps)
         while self.num_timesteps < c.total_timesteps:
             step = self.num_timesteps
@@ -176,12 +175,9 @@ class RolloutAdvantageTrainer(EvaluatesDuringTraining):
         rollout_seconds = stats.seconds["rollouts"] + stats.seconds["tables"]
         logs["labels_per_second"] = len(labels) / max(rollout_seconds, 1e-9)
         money = float(np.mean(stats.hands)) if stats.hands else float("nan")
-        if bar is not None:
-            bar.update(len(labels))
-            bar.set_postfix_str(
-                f"{logs['labels_per_second']:,.0f} labels/s | X/hand {money:+.2f} | eval {self.last_eval or '-'}",
-                refresh=False,
-            )
+        if bar is not None:  # its rate is the run's; labels per second of rolling out go to TensorBoard
+            progress.advance(bar, self.num_timesteps)
+            bar.set_postfix_str(f"X/hand {money:+.2f} | eval {self.last_eval or '-'}", refresh=False)
         if self.logger is not None:
             for key, value in logs.items():
                 self.logger.record(f"train/{key}", value)
