@@ -26,7 +26,11 @@ the full tier's 4,000 deals would cost more than the training itself.
 the headline score's mean and spread over seeds, each seed's score with its interval, steps and time —
 goes into ``--page`` between this script's markers (:func:`sam_env.evaluation.report.write_section`),
 its figures read from the results files (:func:`sam_env.training.algorithms.read_figures`), not from ``table.json``.
-A run whose ``run.json`` exists is not run again, so an interrupted table resumes where it stopped.
+A run whose ``run.json`` exists is not run again, so an interrupted table resumes where it stopped; the page
+shows every finished run, so two instances on disjoint ``--algorithms`` can share a two-core machine::
+
+    python benchmarks/algorithms_table.py --algorithms ppo_selfplay sb3 expert dmc --workers 1 &
+    python benchmarks/algorithms_table.py --algorithms ppo_vs_heuristic rllib dqn --workers 1
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from sam_env.training.algorithms import (
     QUIET,
     Algorithm,
     figures_of,
+    finished_runs,
     read_figures,
     steps_per_second,
     table,
@@ -135,9 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     seeds = list(range(1, args.seeds + 1))
     budget = args.budget_minutes * 60
     table_file = args.results_dir / "table.json"
-    records: dict[str, dict[str, Any]] = (
-        json.loads(table_file.read_text(encoding="utf-8")) if table_file.is_file() else {}
-    )
+    records = finished_runs(args.results_dir)
     jobs = [(key, seed) for key in args.algorithms for seed in seeds if f"{key}__s{seed}" not in records]
     print(f"{len(jobs)} runs of {budget / 60:g} min (+ calibration and evaluation); {len(records)} already done")
     rates: dict[str, float] = {}
@@ -155,12 +158,17 @@ def main(argv: list[str] | None = None) -> int:
         evaluation = evaluate(args.eval_command, training["policy"], folder, args.tier, args.workers)
         record = {"algorithm": key, "seed": seed, "rate": rates[key], "training": training, "evaluation": evaluation}
         (folder / "run.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-        records[f"{key}__s{seed}"] = record
+        records = finished_runs(args.results_dir)  # with those another instance finished meanwhile
         table_file.write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
         h = evaluation["headline"]
         tqdm.write(f"{key} seed {seed}: {h['score']:+.2f} [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}] X/hand")
     records = read_figures(records, ROOT)  # the page shows what the results files hold
-    body = table(records, [k for k in ALGORITHMS if k in args.algorithms], args.budget_minutes, seeds)
+    body = table(
+        records,
+        [k for k in ALGORITHMS if any(r["algorithm"] == k for r in records.values())],
+        args.budget_minutes,
+        seeds,
+    )
     args.page.parent.mkdir(parents=True, exist_ok=True)
     if not args.page.exists():
         args.page.write_text("# Standard algorithms on one budget\n", encoding="utf-8")

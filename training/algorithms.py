@@ -8,6 +8,7 @@ command line that trains and evaluates them, one run after another, is
 
 from __future__ import annotations
 
+import json
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +76,18 @@ def read_figures(records: dict[str, dict[str, Any]], root: Path) -> dict[str, di
         path = Path(file) if Path(file).is_absolute() else root / file
         out[key] = {**record, "evaluation": {**record["evaluation"], **figures_of(read_results(path))}}
     return out
+
+
+def finished_runs(results_dir: Path) -> dict[str, dict[str, Any]]:
+    """Every finished run under ``results_dir`` by ``{algorithm}__s{seed}``: its folder's ``run.json``, written
+    last, once its results file is in. They, not ``table.json``, are the record, so that instances of
+    ``benchmarks/algorithms_table.py`` running side by side on disjoint ``--algorithms`` (one core each) never
+    overwrite each other's runs."""
+    records = {}
+    for file in sorted(results_dir.glob("*/run.json")):
+        record = json.loads(file.read_text(encoding="utf-8"))
+        records[f"{record['algorithm']}__s{record['seed']}"] = record
+    return records
 
 
 def table(records: dict[str, dict[str, Any]], keys: list[str], budget: float, seeds: list[int]) -> str:

@@ -85,3 +85,15 @@ def test_the_tables_figures_are_read_from_each_runs_results_file(script, tmp_pat
     (tmp_path / "dqn__s1" / source.name).write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ResultsError, match=r"headline\.score"):
         script.read_figures({"dqn__s1": record}, tmp_path)
+
+
+def test_the_finished_runs_are_every_folders_run_json(script, tmp_path: Path) -> None:
+    """Two instances of the script side by side each write their own folders; either sees both's runs."""
+    for key, seed in [("dmc", 1), ("dqn", 2)]:
+        (tmp_path / f"{key}__s{seed}").mkdir()
+        record = {"algorithm": key, "seed": seed, **_record(1.0, 0.5, 1.5, 0.0, 1, 1)}
+        (tmp_path / f"{key}__s{seed}" / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    (tmp_path / "sb3__s1").mkdir()  # a run still being evaluated: no run.json yet
+    runs = script.finished_runs(tmp_path)
+    assert sorted(runs) == ["dmc__s1", "dqn__s2"] and runs["dqn__s2"]["seed"] == 2
+    assert script.finished_runs(tmp_path / "absent") == {}
