@@ -26,7 +26,8 @@ the full tier's 4,000 deals would cost more than the training itself.
 the headline score's mean and spread over seeds, each seed's score with its interval, steps and time —
 goes into ``--page`` between this script's markers (:func:`sam_env.evaluation.report.write_section`),
 its figures read from the results files (:func:`sam_env.training.algorithms.read_figures`), not from ``table.json``.
-A run whose ``run.json`` exists is not run again, so an interrupted table resumes where it stopped; the page
+A run whose ``run.json`` exists is not run again, so an interrupted table resumes where it stopped, with each
+algorithm's rate as its finished runs recorded it (one calibration per algorithm in all); the page
 shows every finished run, so two instances on disjoint ``--algorithms`` can share a two-core machine::
 
     python benchmarks/algorithms_table.py --algorithms ppo_selfplay sb3 expert dmc --workers 1 &
@@ -121,6 +122,26 @@ def evaluate(template: str, policy: str, out: Path, tier: str, workers: int) -> 
     }
 
 
+def write_page(
+    page: Path, records: dict[str, dict[str, Any]], budget: float, seeds: list[int], verbose: bool = False
+) -> None:
+    """Write the table of every finished run into ``page`` between this script's markers, its figures read from
+    the results files (the page shows what they hold)."""
+    records = read_figures(records, ROOT)
+    keys = [k for k in ALGORITHMS if any(r["algorithm"] == k for r in records.values())]
+    body = table(records, keys, budget, seeds)
+    page.parent.mkdir(parents=True, exist_ok=True)
+    if not page.exists():
+        page.write_text("# Standard algorithms on one budget\n", encoding="utf-8")
+    write_section(str(page), SECTION, body)
+    if not verbose:
+        return
+    print(f"\n{body}\n\nwrote {page}")
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    if page.resolve().is_relative_to(ROOT / "docs") and page.name not in nav:
+        print(f"{page.name} is not in mkdocs.yml's nav yet: add it (the strict docs build refuses a page outside)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter
@@ -141,9 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     budget = args.budget_minutes * 60
     table_file = args.results_dir / "table.json"
     records = finished_runs(args.results_dir)
-    jobs = [(key, seed) for key in args.algorithms for seed in seeds if f"{key}__s{seed}" not in records]
+    # seed by seed, so that a table cut short has every algorithm's first seeds rather than some algorithms' all
+    jobs = [(key, seed) for seed in seeds for key in args.algorithms if f"{key}__s{seed}" not in records]
     print(f"{len(jobs)} runs of {budget / 60:g} min (+ calibration and evaluation); {len(records)} already done")
-    rates: dict[str, float] = {}
+    # a resumed table keeps each algorithm's calibrated rate, so all its seeds train the same number of steps
+    rates: dict[str, float] = {r["algorithm"]: r["rate"] for r in records.values()}
     for key, seed in tqdm(jobs, unit="run"):
         algorithm = ALGORITHMS[key]
         if key not in rates:
@@ -162,21 +185,9 @@ def main(argv: list[str] | None = None) -> int:
         table_file.write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
         h = evaluation["headline"]
         tqdm.write(f"{key} seed {seed}: {h['score']:+.2f} [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}] X/hand")
-    records = read_figures(records, ROOT)  # the page shows what the results files hold
-    body = table(
-        records,
-        [k for k in ALGORITHMS if any(r["algorithm"] == k for r in records.values())],
-        args.budget_minutes,
-        seeds,
-    )
-    args.page.parent.mkdir(parents=True, exist_ok=True)
-    if not args.page.exists():
-        args.page.write_text("# Standard algorithms on one budget\n", encoding="utf-8")
-    write_section(str(args.page), SECTION, body)
-    print(f"\n{body}\n\nwrote {args.page} and {table_file}")
-    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    if args.page.resolve().is_relative_to(ROOT / "docs") and args.page.name not in nav:
-        print(f"{args.page.name} is not in mkdocs.yml's nav yet: add it (the strict docs build refuses a page outside)")
+        write_page(args.page, records, args.budget_minutes, seeds)  # a table cut short still shows its runs
+    write_page(args.page, finished_runs(args.results_dir), args.budget_minutes, seeds, verbose=True)
+    print(f"wrote {table_file}")
     return 0
 
 
