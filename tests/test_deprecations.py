@@ -114,3 +114,19 @@ def test_the_rule_tables_are_rule_masks_and_the_old_names_say_so() -> None:
         from sam_env.core.rule_tables import RuleTables
     assert RuleTables is rule_masks.RuleMasks
     assert rule_masks.rule_masks(sam_env.RuleConfig()).answers.shape == (sam_env.N_ACTIONS + 1, sam_env.N_ACTIONS)
+
+
+def test_the_vector_engines_arrays_are_its_layout_and_the_old_module_says_so() -> None:
+    """``sam_env.vector.tables`` (a "table" is a game at which seats play) is ``sam_env.vector.layout`` since 0.3.0."""
+    program = (
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from sam_env.vector.tables import O_HAND, observation_offsets\n"
+        "from sam_env.vector import layout\n"
+        "assert O_HAND == layout.O_HAND and observation_offsets is layout.observation_offsets\n"
+        "print([str(w.message) for w in caught if w.category is DeprecationWarning])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "sam_env.vector.tables" in done.stdout and "use sam_env.vector.layout" in done.stdout, done.stdout

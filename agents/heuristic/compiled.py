@@ -9,7 +9,7 @@ makes the same decisions with numba kernels, for every table of a batch in one c
 
 It is a line-by-line port of :mod:`.bot` and :mod:`.analysis`, down to
 their tie-breaking (first of equals in the Python iteration order), reading the seat's view from
-its observation vector (at the block offsets of :func:`sam_env.vector.tables.observation_offsets`,
+its observation vector (at the block offsets of :func:`sam_env.vector.layout.observation_offsets`,
 the compiled encoder's; the observer is relative seat 0, and suits do not matter to the bot). The
 hand analysis it needs is in :mod:`.kernels` (packed rank counts, memoised best splits).
 ``tests/agents/test_heuristic_compiled.py`` checks that it makes HeuristicBot's move at every
@@ -27,7 +27,7 @@ from sam_env.core.cards import N_RANKS
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM, PASS
 from sam_env.core.rules import CARDS_PER_HAND
 from sam_env.encoding import ENCODING_VERSIONS, observation_size
-from sam_env.vector.tables import (
+from sam_env.vector.layout import (
     O_CARDS_LEFT,
     O_HAND,
     O_OUT,

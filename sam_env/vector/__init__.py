@@ -4,7 +4,7 @@
 flat arrays and is proven equal to it (and to ``sam_env.env()``) by a differential test
 (:mod:`.reference_check`, ``tests/vector``, ``experiments/differential_vector.py``).
 
-* :mod:`.tables`: the arrays (state fields, the combination table, rule parameters, offsets);
+* :mod:`.layout`: the arrays (state fields, the combination table, rule parameters, offsets);
 * :mod:`.play`: one hand's rules (legal moves, a move, chops, settlement), :mod:`.deal`: dealing,
   who leads, instant wins; :mod:`.encode`: observations and state; :mod:`.batch`: the batch loops;
 * :mod:`.vector_env`: the public ``VectorEnv``; :mod:`.results`: finished hands as ``HandResult``;

@@ -10,8 +10,7 @@ from numba import njit, prange
 
 from .deal import deal_next_hand, random_deal, start_dealt_hand
 from .encode import hidden_hands_into, observation_into, state_into
-from .play import legal_mask_into, step_table
-from .tables import (
+from .layout import (
     DEALT,
     N_FINISHED,
     NEXT_LEADER,
@@ -21,6 +20,7 @@ from .tables import (
     RP_N,
     TO_ACT,
 )
+from .play import legal_mask_into, step_table
 
 
 @njit(cache=True)

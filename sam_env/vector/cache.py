@@ -23,7 +23,7 @@ from numba.core.dispatcher import Dispatcher
 
 PACKAGE = Path(__file__).resolve().parent
 SOURCES = (
-    *(PACKAGE / f"{name}.py" for name in ("tables", "play", "deal", "encode", "batch")),
+    *(PACKAGE / f"{name}.py" for name in ("layout", "play", "deal", "encode", "batch")),
     *sorted((PACKAGE.parent / "core").glob("*.py")),
     PACKAGE.parent / "encoding.py",
 )

@@ -13,8 +13,7 @@ from numba import njit
 
 from ..core.cards import DECK_SIZE
 from ..core.rules import CARDS_PER_HAND
-from .play import popcount, unary_of_cards
-from .tables import (
+from .layout import (
     ALL_PLAYED,
     AT_LEAST_2,
     AT_LEAST_3,
@@ -53,6 +52,7 @@ from .tables import (
     UNARY,
     UNDERSIZED_BY,
 )
+from .play import popcount, unary_of_cards
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -17,8 +17,7 @@ from numba import njit
 from ..core.cards import FULL_DECK
 from ..core.rules import CARDS_PER_HAND
 from ..encoding import CHAIN_SCALE, DECLINED_BITS
-from .play import chain_value, responsible, unary_of_cards
-from .tables import (
+from .layout import (
     ALL_PLAYED,
     DECLINED,
     HAND,
@@ -55,6 +54,7 @@ from .tables import (
     TO_ACT,
     UNARY,
 )
+from .play import chain_value, responsible, unary_of_cards
 
 UNARY_BITS = 52
 LEFT_SLOTS = CARDS_PER_HAND + 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .tables import (
+from .layout import (
     ALL_PLAYED,
     CHAIN,
     COMBO_DECLINE_BITS,

@@ -37,9 +37,7 @@ from .batch import first_illegal
 from .cache import SOURCES, drop_stale_cache
 from .deal import start_dealt_hand
 from .encode import observation_into
-from .play import legal_mask_into, step_table
-from .results import transfers
-from .tables import (
+from .layout import (
     DEALT,
     LEDGER_LEN,
     N_FINISHED,
@@ -54,6 +52,8 @@ from .tables import (
     observation_offsets,
     rule_params,
 )
+from .play import legal_mask_into, step_table
+from .results import transfers
 
 FULL_MASK = (1 << 52) - 1
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core.ledger import HandResult, Transfer, net_of
 from ..core.rules import INSTANT_WIN_TYPES
-from .tables import (
+from .layout import (
     END_REASONS,
     F_FOT_COUNT,
     F_INSTANT_WIN,

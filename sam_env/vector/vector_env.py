@@ -29,8 +29,7 @@ from ..encoding import ENCODING_VERSION, check_encoding_version
 from . import batch as kernels
 from .cache import announce_cold_cache, drop_stale_cache
 from .encode import UNARY_BITS
-from .results import FinishedHand, finished_hands, transfers
-from .tables import (
+from .layout import (
     DEALT,
     HAND,
     LEADER,
@@ -44,6 +43,7 @@ from .tables import (
     rule_params,
     state_offsets,
 )
+from .results import FinishedHand, finished_hands, transfers
 
 RESET_OPTIONS = ("hands", "leader")
 drop_stale_cache(kernels.step_serial)

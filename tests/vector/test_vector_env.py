@@ -9,8 +9,8 @@ from env.env_helpers import FOUR_TWOS_DEAL
 from sam_env import RuleConfig, VectorEnv, env
 from sam_env.core import REVEAL_INSTANT_WIN, EndReason, Reason
 from sam_env.encoding import observation_size, state_layout
+from sam_env.vector.layout import O_HAND, observation_offsets
 from sam_env.vector.reference_check import random_actions
-from sam_env.vector.tables import O_HAND, observation_offsets
 
 N_ACTIONS = 201
 
