@@ -26,9 +26,11 @@ the full tier's 4,000 deals would cost more than the training itself.
 the headline score's mean and spread over seeds, each seed's score with its interval, steps and time —
 goes into ``--page`` between this script's markers (:func:`sam_env.evaluation.report.write_section`),
 its figures read from the results files (:func:`sam_env.training.algorithms.read_figures`), not from ``table.json``.
-A run whose ``run.json`` exists is not run again, so an interrupted table resumes where it stopped, with each
-algorithm's rate as its finished runs recorded it (one calibration per algorithm in all); the page
-shows every finished run, so two instances on disjoint ``--algorithms`` can share a two-core machine::
+The runs are made seed by seed, and the page is rewritten after each, so a table cut short shows every
+algorithm's first seeds. A run whose ``run.json`` exists is not run again, so an interrupted table resumes where
+it stopped, with each algorithm's rate as its finished runs recorded it (one calibration per algorithm in all);
+a table made on another budget is refused. An instance holds each run's folder while it makes it (a lock the
+system drops when the process ends), so two instances can share a two-core machine, one run each at a time::
 
     python benchmarks/algorithms_table.py --algorithms ppo_selfplay sb3 expert dmc --workers 1 &
     python benchmarks/algorithms_table.py --algorithms ppo_vs_heuristic rllib dqn --workers 1
@@ -53,13 +55,17 @@ from sam_env.training.algorithms import (
     ALGORITHMS,
     QUIET,
     Algorithm,
+    check_budget,
     figures_of,
     finished_runs,
+    make_runs,
+    pending_jobs,
     read_figures,
-    steps_per_second,
     table,
 )
 from tqdm import tqdm
+
+from sam_env.utils.files import write_text_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "algorithms_table"
@@ -122,21 +128,19 @@ def evaluate(template: str, policy: str, out: Path, tier: str, workers: int) -> 
     }
 
 
-def write_page(
-    page: Path, records: dict[str, dict[str, Any]], budget: float, seeds: list[int], verbose: bool = False
-) -> None:
+def write_page(page: Path, results_dir: Path, planned_seeds: int, verbose: bool = False) -> None:
     """Write the table of every finished run into ``page`` between this script's markers, its figures read from
-    the results files (the page shows what they hold)."""
-    records = read_figures(records, ROOT)
-    keys = [k for k in ALGORITHMS if any(r["algorithm"] == k for r in records.values())]
-    body = table(records, keys, budget, seeds)
+    the results files (the page shows what they hold), and ``table.json`` beside the runs."""
+    records = finished_runs(results_dir)
+    write_text_atomic(results_dir / "table.json", json.dumps(records, indent=1) + "\n")
+    body = table(read_figures(records, ROOT), planned_seeds)
     page.parent.mkdir(parents=True, exist_ok=True)
     if not page.exists():
         page.write_text("# Standard algorithms on one budget\n", encoding="utf-8")
     write_section(str(page), SECTION, body)
     if not verbose:
         return
-    print(f"\n{body}\n\nwrote {page}")
+    print(f"\n{body}\n\nwrote {page} and {results_dir / 'table.json'}")
     nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     if page.resolve().is_relative_to(ROOT / "docs") and page.name not in nav:
         print(f"{page.name} is not in mkdocs.yml's nav yet: add it (the strict docs build refuses a page outside)")
@@ -158,36 +162,34 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.budget_minutes <= 0:
         parser.error("--seeds must be at least 1 and --budget-minutes above 0")
-    seeds = list(range(1, args.seeds + 1))
-    budget = args.budget_minutes * 60
-    table_file = args.results_dir / "table.json"
     records = finished_runs(args.results_dir)
-    # seed by seed, so that a table cut short has every algorithm's first seeds rather than some algorithms' all
-    jobs = [(key, seed) for seed in seeds for key in args.algorithms if f"{key}__s{seed}" not in records]
-    print(f"{len(jobs)} runs of {budget / 60:g} min (+ calibration and evaluation); {len(records)} already done")
-    # a resumed table keeps each algorithm's calibrated rate, so all its seeds train the same number of steps
-    rates: dict[str, float] = {r["algorithm"]: r["rate"] for r in records.values()}
-    for key, seed in tqdm(jobs, unit="run"):
-        algorithm = ALGORITHMS[key]
-        if key not in rates:
-            calibration = train(
-                algorithm, f"calibrate_{key}", 0, algorithm.calibration_steps, args.runs_dir / "calibration"
-            )
-            rates[key] = steps_per_second(calibration["speed"])
-            tqdm.write(f"{key}: {rates[key]:,.0f} learner steps/s -> {rates[key] * budget:,.0f} steps per run")
-        steps = max(1, round(rates[key] * budget))
-        training = train(algorithm, f"table_{key}", seed, steps, args.runs_dir)
-        folder = args.results_dir / f"{key}__s{seed}"
-        evaluation = evaluate(args.eval_command, training["policy"], folder, args.tier, args.workers)
-        record = {"algorithm": key, "seed": seed, "rate": rates[key], "training": training, "evaluation": evaluation}
-        (folder / "run.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-        records = finished_runs(args.results_dir)  # with those another instance finished meanwhile
-        table_file.write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
-        h = evaluation["headline"]
-        tqdm.write(f"{key} seed {seed}: {h['score']:+.2f} [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}] X/hand")
-        write_page(args.page, records, args.budget_minutes, seeds)  # a table cut short still shows its runs
-    write_page(args.page, finished_runs(args.results_dir), args.budget_minutes, seeds, verbose=True)
-    print(f"wrote {table_file}")
+    try:
+        check_budget(records, args.budget_minutes)
+    except ValueError as err:
+        parser.error(str(err))
+    jobs = pending_jobs(args.algorithms, list(range(1, args.seeds + 1)), records)
+    print(f"{len(jobs)} runs of {args.budget_minutes:g} min (+ calibration and evaluation); {len(records)} done")
+    bar = tqdm(total=len(jobs), unit="run")
+
+    def after_run(record: dict) -> None:
+        h = record["evaluation"]["headline"]
+        tqdm.write(
+            f"{record['algorithm']} seed {record['seed']}: "
+            f"{h['score']:+.2f} [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}] X/hand"
+        )
+        write_page(args.page, args.results_dir, args.seeds)  # a table cut short still shows its runs
+        bar.update()
+
+    make_runs(
+        jobs,
+        args.results_dir,
+        args.budget_minutes,
+        train=lambda algorithm, name, seed, steps: train(algorithm, name, seed, steps, args.runs_dir),
+        evaluate=lambda policy, folder: evaluate(args.eval_command, policy, folder, args.tier, args.workers),
+        after_run=after_run,
+    )
+    bar.close()
+    write_page(args.page, args.results_dir, args.seeds, verbose=True)
     return 0
 
 

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from sam_env.utils.files import write_text_atomic
+
 from .panel import BASELINE, PanelRow
 from .ratings import RatingRow
 from .seating import NeighbourFlow
@@ -275,4 +277,4 @@ def write_section(path: str, name: str, body: str) -> None:
         text = head + section + rest.split(end, 1)[1]
     else:
         text = text.rstrip("\n") + ("\n\n" if text else "") + section + "\n"
-    Path(path).write_text(text, encoding="utf-8")
+    write_text_atomic(path, text)  # scripts running side by side may rewrite one page

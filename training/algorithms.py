@@ -8,14 +8,19 @@ command line that trains and evaluates them, one run after another, is
 
 from __future__ import annotations
 
+import fcntl
 import json
 import platform
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from sam_env.evaluation.results import read_results
+
+from sam_env.utils.files import write_text_atomic
 
 QUIET = {"final_eval_deals": 0, "progress_bar": False, "torch_threads": 1}
 """Overrides of every run: no final evaluation (the protocol's replaces it), no bar, one torch thread."""
@@ -80,9 +85,8 @@ def read_figures(records: dict[str, dict[str, Any]], root: Path) -> dict[str, di
 
 def finished_runs(results_dir: Path) -> dict[str, dict[str, Any]]:
     """Every finished run under ``results_dir`` by ``{algorithm}__s{seed}``: its folder's ``run.json``, written
-    last, once its results file is in. They, not ``table.json``, are the record, so that instances of
-    ``benchmarks/algorithms_table.py`` running side by side on disjoint ``--algorithms`` (one core each) never
-    overwrite each other's runs."""
+    last (and whole), once its results file is in. They, not ``table.json``, are the record, so that instances of
+    ``benchmarks/algorithms_table.py`` running side by side (one core each) never overwrite each other's runs."""
     records = {}
     for file in sorted(results_dir.glob("*/run.json")):
         record = json.loads(file.read_text(encoding="utf-8"))
@@ -90,18 +94,117 @@ def finished_runs(results_dir: Path) -> dict[str, dict[str, Any]]:
     return records
 
 
-def table(records: dict[str, dict[str, Any]], keys: list[str], budget: float, seeds: list[int]) -> str:
-    """The Markdown table: one row per algorithm, the headline's mean and spread over seeds, then each seed
-    (``records``' figures as :func:`read_figures` reads them from the results files)."""
+def pending_jobs(keys: list[str], seeds: list[int], records: dict[str, dict[str, Any]]) -> list[tuple[str, int]]:
+    """The ``(algorithm, seed)`` runs still to make, seed by seed (every algorithm's seed 1, then seed 2, …), so
+    that a table cut short has every algorithm's first seeds rather than some algorithms' all."""
+    return [(key, seed) for seed in seeds for key in keys if f"{key}__s{seed}" not in records]
+
+
+def check_budget(records: dict[str, dict[str, Any]], budget_minutes: float) -> None:
+    """Refuse a table whose finished runs were made on another budget: its rows would mix budgets."""
+    other = sorted(k for k, r in records.items() if r["budget_minutes"] != budget_minutes)
+    if other:
+        raise ValueError(
+            f"runs {', '.join(other)} were made on another budget than {budget_minutes:g} min "
+            f"({', '.join(sorted({format(records[k]['budget_minutes'], 'g') for k in other}))} min): give that "
+            "budget, or another --results-dir"
+        )
+
+
+def calibrated_rates(records: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """Each algorithm's learner steps per second as its finished runs recorded it, so that a resumed table trains
+    every seed the same number of steps (one calibration per algorithm in all); runs of one algorithm that
+    disagree are refused."""
+    rates: dict[str, float] = {}
+    for key, record in sorted(records.items()):
+        rate = rates.setdefault(record["algorithm"], record["rate"])
+        if rate != record["rate"]:
+            raise ValueError(
+                f"run {key} was trained at {record['rate']} learner steps/s, its algorithm's others at {rate}"
+            )
+    return rates
+
+
+@contextmanager
+def claim(folder: Path) -> Iterator[bool]:
+    """Hold ``folder`` (created if need be) for one run while the block runs: True if this process has it,
+    False if another instance holds it. An exclusive ``flock`` on ``folder/.claim``, which the system releases
+    when the holder ends, however it ends, so an interrupted run is free to be made again."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".claim", "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+Train = Callable[[Algorithm, str, int, int], dict[str, Any]]
+"""``train(algorithm, name, seed, steps)``: one ``train.py`` run; a dict with at least ``policy`` (the final
+network's folder), ``steps``, ``wall_seconds``, ``cpu_seconds`` and ``speed`` (its ``speed.json``)."""
+Evaluate = Callable[[str, Path], dict[str, Any]]
+"""``evaluate(policy, folder)``: protocol v1 on the network, its results file written into ``folder``; a dict
+with ``file`` and the figures of :func:`figures_of`."""
+
+
+def make_runs(
+    jobs: list[tuple[str, int]],
+    results_dir: Path,
+    budget_minutes: float,
+    train: Train,
+    evaluate: Evaluate,
+    after_run: Callable[[dict[str, Any]], None] = lambda record: None,
+) -> None:
+    """Train and evaluate every job not finished or held by another instance, one after another.
+
+    An algorithm is calibrated before its first run (a short run whose learner steps per second after the
+    warm-up, from ``speed.json``, sets ``total_timesteps = rate x budget`` for all its seeds), unless finished
+    runs recorded its rate. Each run's ``run.json`` is written whole into its folder, last; then ``after_run``
+    is called with it.
+    """
+    rates = calibrated_rates(finished_runs(results_dir))
+    for key, seed in jobs:
+        folder = results_dir / f"{key}__s{seed}"
+        with claim(folder) as ours:
+            if not ours or (folder / "run.json").is_file():
+                continue  # another instance is making it, or has made it meanwhile
+            algorithm = ALGORITHMS[key]
+            if key not in rates:
+                calibration = train(algorithm, f"calibrate_{key}", 0, algorithm.calibration_steps)
+                rates[key] = steps_per_second(calibration["speed"])
+            steps = max(1, round(rates[key] * budget_minutes * 60))
+            training = train(algorithm, f"table_{key}", seed, steps)
+            evaluation = evaluate(training["policy"], folder)
+            record = {
+                "algorithm": key,
+                "seed": seed,
+                "budget_minutes": budget_minutes,
+                "rate": rates[key],
+                "training": training,
+                "evaluation": evaluation,
+            }
+            write_text_atomic(folder / "run.json", json.dumps(record, indent=1) + "\n")
+        after_run(record)
+
+
+def table(records: dict[str, dict[str, Any]], planned_seeds: int) -> str:
+    """The Markdown table: one row per algorithm (in :data:`ALGORITHMS`' order) with the seeds it has, the
+    headline's mean and spread over them, then each seed (``records``' figures as :func:`read_figures` reads them
+    from the results files)."""
     lines = [
-        "| algorithm | headline X/hand, mean ± sd over seeds | per seed [95 % CI] | vs heuristic x3 | "
+        "| algorithm | seeds | headline X/hand, mean ± sd over seeds | per seed [95 % CI] | vs heuristic x3 | "
         "learner steps | train min | CPU min |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for key in keys:
-        runs = [records[f"{key}__s{s}"] for s in seeds if f"{key}__s{s}" in records]
+    for key, algorithm in ALGORITHMS.items():
+        runs = sorted((r for r in records.values() if r["algorithm"] == key), key=lambda r: r["seed"])
         if not runs:
             continue
+        seeds = ", ".join(str(r["seed"]) for r in runs)
         scores = np.array([r["evaluation"]["headline"]["score"] for r in runs])
         spread = f" ± {scores.std(ddof=1):.2f}" if len(scores) > 1 else ""
         per_seed = ", ".join(
@@ -113,16 +216,18 @@ def table(records: dict[str, dict[str, Any]], keys: list[str], budget: float, se
         steps = f"{np.mean([r['training']['steps'] for r in runs]):,.0f}"
         wall = np.mean([r["training"]["wall_seconds"] for r in runs]) / 60
         cpu = np.mean([r["training"]["cpu_seconds"] for r in runs]) / 60
-        label = ALGORITHMS[key].label
         lines.append(
-            f"| {label} | {scores.mean():+.2f}{spread} | {per_seed} | {vs} | {steps} | {wall:.1f} | {cpu:.1f} |"
+            f"| {algorithm.label} | {seeds} | {scores.mean():+.2f}{spread} | {per_seed} | {vs} | {steps} | "
+            f"{wall:.1f} | {cpu:.1f} |"
         )
-    first = next(iter(records.values()))["evaluation"] if records else {}
-    machine = first.get("machine", {})
+    first = next(iter(records.values())) if records else {}
+    evaluation = first.get("evaluation", {})
+    machine = evaluation.get("machine", {})
     cores = f", {machine['cpu_count']} cores" if machine.get("cpu_count") else ""
     note = (
-        f"\n\nBudget {budget:g} min of training per run on one core (train min: the run's wall time, start-up "
-        f"included), seeds {', '.join(map(str, seeds))}; protocol v1, {first.get('tier', '?')} tier, 4 seats; "
+        f"\n\nBudget {first.get('budget_minutes', 0):g} min of training per run on one core (train min: the run's "
+        f"wall time, start-up included); {planned_seeds} seeds planned per algorithm, each row's own in its "
+        f"seeds column (a row of one seed has no spread); protocol v1, {evaluation.get('tier', '?')} tier, 4 seats; "
         f"machine: {machine.get('processor') or platform.machine()}{cores}, {platform.system()}. "
         "Written by `benchmarks/algorithms_table.py`."
     )

@@ -21,7 +21,8 @@ def bar(total: int, initial: int, unit: str, show: bool, file: TextIO | None = N
 
 
 def advance(bar: tqdm, done: int) -> None:
-    """Move ``bar`` to ``done`` steps; past its total, ``done`` becomes the total (the run's true count)."""
+    """Move ``bar`` to ``done`` steps; past its total, ``done`` becomes the total (the run's true count). A count
+    below the bar's (a library's metric that was revised down) leaves it where it is: a bar never goes back."""
     if done > bar.total:
         bar.total = done
-    bar.update(done - bar.n)
+    bar.update(max(done - bar.n, 0))

@@ -2,8 +2,8 @@
 
 The trainers that count steps (``sb3``, ``batched``, ``rollout_advantage``, ``dmc``, ``dqn``) do their
 periodic work between iterations, at the first iteration boundary at or past a multiple of the job's
-period, so a checkpoint at step N holds a policy trained on exactly N steps and resuming from it loses
-nothing.
+period, so a checkpoint at step N holds a policy trained on exactly N steps, and resuming from it (``sb3``,
+``batched`` and ``rollout_advantage`` resume; ``dmc`` and ``dqn`` do not yet) loses nothing.
 """
 
 from __future__ import annotations
@@ -19,10 +19,13 @@ def next_due(step: int, every: int) -> int | float:
 
 
 class Periods(Protocol):
-    """What the schedule reads of a config: its periods in steps (0: never)."""
+    """What the schedule reads of a config (a frozen dataclass): its periods in steps (0: never)."""
 
-    eval_every: int
-    checkpoint_every: int
+    @property
+    def eval_every(self) -> int: ...
+
+    @property
+    def checkpoint_every(self) -> int: ...
 
 
 class StepSchedule:

@@ -1,7 +1,7 @@
 """Observations and the perfect-information state, written straight into float32 rows.
 
 The layouts are :mod:`sam_env.encoding`'s, block for block (the offsets come from
-:func:`.tables.observation_offsets`, of the table's encoding version: a block the version does not
+:func:`.layout.observation_offsets`, of the table's encoding version: a block the version does not
 have is at offset -1 and not written): a row is zeroed, its unary and ``declined`` blocks written four
 floats (a nibble, from a look-up table) at a time, the other ones set one by one; the chop-chain value
 is the only fraction. Array views and ``%`` cost more than the writes here, hence direct ``[t, s, FIELD]``

@@ -1,4 +1,4 @@
-"""Flat numpy tables for the compiled engine, derived once from the reference engine's own tables.
+"""Flat numpy arrays for the compiled engine, derived once from the reference engine's own tables.
 
 Nothing here is a second source of truth: the combination table comes from
 :mod:`sam_env.core.combos`, the "what may be played on what" rows from

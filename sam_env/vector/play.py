@@ -1,10 +1,10 @@
 """One table's hand in compiled form: the reference's :class:`sam_env.core.game.Hand`, rule by rule.
 
 Each function mirrors the method of the same name in :mod:`sam_env.core.game` and works on table
-``t`` of a :class:`~.tables.BatchState` ``b`` — or of just its ``tab`` and ``seats`` arrays where
+``t`` of a :class:`~.layout.BatchState` ``b`` — or of just its ``tab`` and ``seats`` arrays where
 that is all a function needs: the per-decision functions are inlined, and every inlined binding of
 ``b`` increfs and decrefs each of its nine arrays (measured, a third of a step's time) — with the
-rules as ``rp`` (``int64`` parameters, see :func:`.tables.rule_params`) and ``answers`` (the
+rules as ``rp`` (``int64`` parameters, see :func:`.layout.rule_params`) and ``answers`` (the
 "what may be played on what" rows). The differential test (``tests/vector``) holds the two to
 the same behaviour at every step; when they disagree, the reference and docs/rules.md decide.
 """

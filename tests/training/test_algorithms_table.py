@@ -21,29 +21,30 @@ def script():
     return algorithms
 
 
-def _record(score: float, low: float, high: float, heuristic: float, steps: int, wall: float) -> dict:
+def _record(score: float, low: float, high: float, heuristic: float, steps: int, wall: float, **more) -> dict:
     evaluation = {
         "headline": {"score": score, "ci_low": low, "ci_high": high},
         "rows": {"heuristic": heuristic, "random": 9.0},
         "tier": "quick",
     }
-    return {"training": {"steps": steps, "wall_seconds": wall, "cpu_seconds": wall}, "evaluation": evaluation}
+    training = {"steps": steps, "wall_seconds": wall, "cpu_seconds": wall}
+    return {"budget_minutes": 15, "training": training, "evaluation": evaluation, **more}
 
 
-def test_the_table_gives_each_algorithms_mean_and_spread_over_seeds(script) -> None:
+def test_the_table_gives_each_algorithms_seeds_and_their_mean_and_spread(script) -> None:
     records = {
-        "dmc__s1": _record(1.0, 0.5, 1.5, -2.0, 1000, 600),
-        "dmc__s2": _record(3.0, 2.5, 3.5, -1.0, 3000, 900),
-        "dqn__s1": _record(-1.0, -1.5, -0.5, -3.0, 50, 60),
+        "dmc__s2": _record(3.0, 2.5, 3.5, -1.0, 3000, 900, algorithm="dmc", seed=2),
+        "dmc__s1": _record(1.0, 0.5, 1.5, -2.0, 1000, 600, algorithm="dmc", seed=1),
+        "dqn__s1": _record(-1.0, -1.5, -0.5, -3.0, 50, 60, algorithm="dqn", seed=1),
     }
-    body = script.table(records, ["dqn", "dmc"], 15, [1, 2])
-    lines = body.splitlines()
-    assert lines[2] == "| DQN (Tianshou) | -1.00 | -1.00 [-1.50, -0.50] | -3.00 | 50 | 1.0 | 1.0 |"
+    lines = script.table(records, 3).splitlines()
+    assert lines[2] == ("| DQN (Tianshou) | 1 | -1.00 | -1.00 [-1.50, -0.50] | -3.00 | 50 | 1.0 | 1.0 |")
     assert lines[3] == (
-        "| Deep Monte-Carlo (DouZero's) | +2.00 ± 1.41 | +1.00 [+0.50, +1.50], +3.00 [+2.50, +3.50] | -1.50 | "
-        "2,000 | 12.5 | 12.5 |"
+        "| Deep Monte-Carlo (DouZero's) | 1, 2 | +2.00 ± 1.41 | +1.00 [+0.50, +1.50], +3.00 [+2.50, +3.50] | "
+        "-1.50 | 2,000 | 12.5 | 12.5 |"
     )
-    assert "Budget 15 min" in body and "quick tier" in body and "seeds 1, 2" in body
+    note = "\n".join(lines[4:])
+    assert "Budget 15 min" in note and "quick tier" in note and "3 seeds planned" in note
 
 
 def test_calibration_uses_the_rate_after_the_warm_up_where_there_is_one(script) -> None:
@@ -69,14 +70,14 @@ def test_the_tables_figures_are_read_from_each_runs_results_file(script, tmp_pat
     source = ROOT / "leaderboard" / "ppo.v1-4p-quick.results.json"
     (tmp_path / "dqn__s1").mkdir()
     (tmp_path / "dqn__s1" / source.name).write_bytes(source.read_bytes())
-    record = _record(99.0, 98.0, 100.0, 50.0, 50, 60)
+    record = _record(99.0, 98.0, 100.0, 50.0, 50, 60, algorithm="dqn", seed=1)
     record["evaluation"]["file"] = f"dqn__s1/{source.name}"
     [read] = script.read_figures({"dqn__s1": record}, tmp_path).values()
     document = json.loads(source.read_text(encoding="utf-8"))
     assert read["evaluation"]["headline"] == {k: document["headline"][k] for k in ("score", "ci_low", "ci_high")}
     assert read["evaluation"]["rows"]["heuristic"] == document["rows"][2]["x_per_hand"]
     assert read["evaluation"]["file"] == f"dqn__s1/{source.name}" and read["training"] == record["training"]
-    line = script.table({"dqn__s1": read}, ["dqn"], 15, [1]).splitlines()[2]
+    line = script.table({"dqn__s1": read}, 3).splitlines()[2]
     assert f"{document['headline']['score']:+.2f}" in line and "+99.00" not in line
 
     with pytest.raises(RuntimeError, match="run dqn__s1 names no results file"):
@@ -87,13 +88,78 @@ def test_the_tables_figures_are_read_from_each_runs_results_file(script, tmp_pat
         script.read_figures({"dqn__s1": record}, tmp_path)
 
 
+def _write_run(folder: Path, key: str, seed: int, **more) -> None:
+    (folder / f"{key}__s{seed}").mkdir(parents=True, exist_ok=True)
+    record = {"algorithm": key, "seed": seed, "rate": 100.0, **_record(1.0, 0.5, 1.5, 0.0, 1, 1), **more}
+    (folder / f"{key}__s{seed}" / "run.json").write_text(json.dumps(record), encoding="utf-8")
+
+
 def test_the_finished_runs_are_every_folders_run_json(script, tmp_path: Path) -> None:
     """Two instances of the script side by side each write their own folders; either sees both's runs."""
-    for key, seed in [("dmc", 1), ("dqn", 2)]:
-        (tmp_path / f"{key}__s{seed}").mkdir()
-        record = {"algorithm": key, "seed": seed, **_record(1.0, 0.5, 1.5, 0.0, 1, 1)}
-        (tmp_path / f"{key}__s{seed}" / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    _write_run(tmp_path, "dmc", 1)
+    _write_run(tmp_path, "dqn", 2)
     (tmp_path / "sb3__s1").mkdir()  # a run still being evaluated: no run.json yet
     runs = script.finished_runs(tmp_path)
     assert sorted(runs) == ["dmc__s1", "dqn__s2"] and runs["dqn__s2"]["seed"] == 2
     assert script.finished_runs(tmp_path / "absent") == {}
+
+
+def test_the_jobs_go_seed_by_seed_and_skip_finished_runs(script) -> None:
+    jobs = script.pending_jobs(["dmc", "dqn"], [1, 2], {"dqn__s1": {}})
+    assert jobs == [("dmc", 1), ("dmc", 2), ("dqn", 2)]
+
+
+def test_a_table_of_another_budget_or_of_disagreeing_rates_is_refused(script, tmp_path: Path) -> None:
+    _write_run(tmp_path, "dmc", 1)
+    _write_run(tmp_path, "dmc", 2, rate=90.0)
+    _write_run(tmp_path, "dqn", 1, budget_minutes=5)
+    records = script.finished_runs(tmp_path)
+    with pytest.raises(ValueError, match=r"runs dqn__s1 were made on another budget than 15 min \(5 min\)"):
+        script.check_budget(records, 15)
+    with pytest.raises(ValueError, match=r"run dmc__s2 was trained at 90\.0 learner steps/s, its algorithm's others"):
+        script.calibrated_rates(records)
+    del records["dmc__s2"]
+    assert script.calibrated_rates(records) == {"dmc": 100.0, "dqn": 100.0}
+
+
+def test_a_claimed_folder_is_refused_to_a_second_holder_until_the_first_lets_go(script, tmp_path: Path) -> None:
+    with script.claim(tmp_path / "dmc__s1") as first, script.claim(tmp_path / "dmc__s1") as second:
+        assert first and not second
+    with script.claim(tmp_path / "dmc__s1") as again:
+        assert again
+
+
+def test_the_runs_calibrate_once_train_the_budgets_steps_and_write_each_record_whole(script, tmp_path: Path) -> None:
+    """make_runs with a stub trainer and evaluator: one calibration per algorithm without a recorded rate, ``rate x
+    budget`` steps for every seed, a run another instance holds or has finished is left alone."""
+    _write_run(tmp_path, "dqn", 1, rate=2.0)  # dqn's rate is known from its finished run
+    calls, written = [], []
+
+    def train(algorithm, name: str, seed: int, steps: int) -> dict:
+        calls.append((name, seed, steps))
+        speed = {"learner_steps_per_second_after_warm_up": 10.0}
+        return {"policy": f"{name}/final", "steps": steps, "wall_seconds": 1, "cpu_seconds": 1, "speed": speed}
+
+    def evaluate(policy: str, folder: Path) -> dict:
+        assert folder.is_dir() and not (folder / "run.json").exists()
+        return {"file": f"{folder.name}/x.results.json", "headline": {"score": 1.0, "ci_low": 0, "ci_high": 2}}
+
+    jobs = [("dmc", 1), ("dqn", 2), ("sb3", 1), ("dmc", 2)]
+    with script.claim(tmp_path / "sb3__s1"):  # another instance is making it
+        script.make_runs(jobs, tmp_path, 0.5, train, evaluate, after_run=written.append)
+    assert calls == [
+        ("calibrate_dmc", 0, 1_000_000),
+        ("table_dmc", 1, 300),
+        ("table_dqn", 2, 60),
+        ("table_dmc", 2, 300),
+    ]
+    assert [(r["algorithm"], r["seed"], r["rate"], r["budget_minutes"]) for r in written] == [
+        ("dmc", 1, 10.0, 0.5),
+        ("dqn", 2, 2.0, 0.5),
+        ("dmc", 2, 10.0, 0.5),
+    ]
+    assert json.loads((tmp_path / "dqn__s2" / "run.json").read_text(encoding="utf-8")) == written[1]
+    assert not (tmp_path / "sb3__s1" / "run.json").exists()
+    calls.clear()
+    script.make_runs(jobs, tmp_path, 0.5, train, evaluate)
+    assert calls == [("calibrate_sb3", 0, 20_000), ("table_sb3", 1, 300)]

@@ -35,6 +35,15 @@ def test_a_resumed_run_starts_where_it_was() -> None:
     assert (shown.n, shown.total) == (900, 1000)
 
 
+def test_a_count_revised_down_leaves_the_bar_where_it_was() -> None:
+    shown = bar(1000, 0, "step", True, file=io.StringIO())
+    advance(shown, 500)
+    advance(shown, 480)  # RLlib's lifetime count of learner steps, read again after a worker restarted
+    assert shown.n == 500
+    advance(shown, 700)
+    assert shown.n == 700
+
+
 def test_the_batched_trainers_bar_shows_one_rate_and_ends_at_100_percent(capsys: pytest.CaptureFixture[str]) -> None:
     config = load_config(ROOT / "tests/training/configs/batched_smoke.yaml", ["eval_every=0"])
     trainer = BatchedTrainer(config)

@@ -217,21 +217,23 @@ def test_a_slow_bots_game_does_not_delay_another_games_responses(tmp_path: Path)
 
         leading = threading.Thread(target=lead)
         leading.start()
-        deadline = time.monotonic() + 30
-        while not client.get(f"/api/games/{slow}").json()["busy"]:
-            assert time.monotonic() < deadline, "the gated bot never started thinking"
-            time.sleep(0.002)
-        for _ in range(5):  # a server that let the bot block its event loop would answer none of these
-            second = client.post(f"/api/games/{slow}/moves", json={"action": "double_quad:3+4"})
-            assert second.status_code == 409 and "still answering" in second.json()["error"], second.text
-            if fast_view["result"] is not None:
-                response = client.post(f"/api/games/{fast}/next", json={})
-            else:
-                response = client.post(f"/api/games/{fast}/moves", json={"action": fast_view["legal"][0]["id"]})
-            assert response.status_code == 200, response.text
-            fast_view = response.json()
-        assert leading.is_alive() and not answer, "the slow game answered before its bot was let go"
-        gate.touch()
+        try:
+            deadline = time.monotonic() + 30
+            while not client.get(f"/api/games/{slow}").json()["busy"]:
+                assert time.monotonic() < deadline, "the gated bot never started thinking"
+                time.sleep(0.002)
+            for _ in range(5):  # a server that let the bot block its event loop would answer none of these
+                second = client.post(f"/api/games/{slow}/moves", json={"action": "double_quad:3+4"})
+                assert second.status_code == 409 and "still answering" in second.json()["error"], second.text
+                if fast_view["result"] is not None:
+                    response = client.post(f"/api/games/{fast}/next", json={})
+                else:
+                    response = client.post(f"/api/games/{fast}/moves", json={"action": fast_view["legal"][0]["id"]})
+                assert response.status_code == 200, response.text
+                fast_view = response.json()
+            assert leading.is_alive() and not answer, "the slow game answered before its bot was let go"
+        finally:
+            gate.touch()  # a failing test lets the bots go, so its worker does not hang
         leading.join(timeout=60)
         assert answer and answer[0].status_code == 200, answer[0].text if answer else "no answer"
         assert [m["player"] for m in answer[0].json()["moves"]][:1] == [gated]
