@@ -32,8 +32,8 @@ it stopped, with each algorithm's rate as its finished runs recorded it (one cal
 a table made on another budget is refused. An instance holds each run's folder while it makes it (a lock the
 system drops when the process ends), so two instances can share a two-core machine, one run each at a time::
 
-    python benchmarks/algorithms_table.py --algorithms ppo_selfplay sb3 expert dmc --workers 1 &
-    python benchmarks/algorithms_table.py --algorithms ppo_vs_heuristic rllib dqn --workers 1
+    python benchmarks/algorithms_table.py --algorithms ppo_selfplay sb3 expert dmc --workers 1  # in one shell
+    python benchmarks/algorithms_table.py --algorithms ppo_vs_heuristic rllib dqn --workers 1   # in another
 """
 
 from __future__ import annotations
