@@ -11,7 +11,6 @@ bot of your own by ``package.module:attr`` or ``path/to/file.py:attr`` (:mod:`.c
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from functools import partial
 
@@ -23,11 +22,12 @@ from .code_specs import is_code_spec, load_code_object
 from .greedy_bot import GreedyBot
 from .heuristic.bot import HeuristicBot
 from .panel import PANEL_BOTS
-from .ppo.bot import PPOBot, pretrained_checkpoint, pretrained_names
+from .ppo.bot import PPOBot
 from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, check_table, is_checkpoint_path, load_policy
 from .qnet.bot import QBot
 from .qnet.checkpoint import QCheckpoint, is_qnet_checkpoint, load_qnet
 from .search import SearchBot
+from .shipped import shipped_bot, shipped_names, shipped_network_for
 
 BotFactory = Callable[[int | None], Bot]
 
@@ -38,8 +38,8 @@ FACTORIES: dict[str, BotFactory] = {
 }
 # The held-out panel (agents/panel): evaluation opponents that no training config may seat.
 FACTORIES.update(PANEL_BOTS)
-# The pretrained networks shipped in agents/pretrained, by file stem ("ppo").
-FACTORIES.update({name: partial(PPOBot.pretrained, name) for name in pretrained_names()})
+# The pretrained networks shipped in agents/pretrained, by file stem ("ppo", "dmc").
+FACTORIES.update({name: partial(shipped_bot, name) for name in shipped_names()})
 # The shipped "ppo" networks with determinized search at decision time (agents/search/).
 FACTORIES[SearchBot.name] = partial(SearchBot.pretrained, "ppo")
 BUILT_IN = frozenset(FACTORIES)
@@ -146,8 +146,8 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
         if is_qnet_checkpoint(spec):
             return QBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=label_of(spec))
         return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=label_of(spec))
-    if rules is not None and spec in pretrained_names():
-        return PPOBot.pretrained(shipped_network_for(spec, rules), seed=seed, label=spec)
+    if rules is not None and spec in shipped_names():
+        return shipped_bot(shipped_network_for(spec, rules), seed=seed, label=spec)
     if rules is not None and spec == SearchBot.name:
         return SearchBot.pretrained(shipped_network_for("ppo", rules), seed=seed)
     if spec in FACTORIES and spec not in BUILT_IN:  # registered at run time: given the rules too, where it takes them
@@ -158,26 +158,6 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
 def load_network(path: str | os.PathLike, n_players: int | None = None) -> PolicyCheckpoint | QCheckpoint:
     """The checkpoint ``path`` names, checked: a policy, or a Q-network when its metadata says so."""
     return load_qnet(path, n_players) if is_qnet_checkpoint(path) else load_policy(path, n_players)
-
-
-def shipped_network_for(name: str, rules: RuleConfig) -> str:
-    """The shipped network of family ``name`` (``name`` itself or ``name_<k>p``) that fits ``rules``.
-
-    A network trained on exactly these rules is preferred; any network for this seat count fits
-    (the rules change what is legal, which the action mask carries, not the observation layout).
-    """
-    family = [p for p in pretrained_names() if p == name or re.fullmatch(rf"{re.escape(name)}_[0-9]+p", p)]
-    seats = {p: pretrained_checkpoint(p).rules.n_players for p in family}
-    exact = [p for p in family if pretrained_checkpoint(p).rules == rules]
-    fitting = exact or [p for p in family if seats[p] == rules.n_players]
-    if not fitting:
-        made_for = ", ".join(f"{p} ({seats[p]} players)" for p in family)
-        raise CheckpointError(
-            f"no shipped {name!r} network plays a {rules.n_players}-player table; shipped: {made_for}. "
-            "Rule-based bots (random, greedy, heuristic) play every table, or train one with train.py "
-            f"--set rules.n_players={rules.n_players}"
-        )
-    return fitting[0]
 
 
 def label_of(spec: BotSpec | object) -> str:

@@ -51,20 +51,33 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         help="check results files against the schema and the protocol (hash, suite, deals, rules, headline), "
         "naming the wrong field; exit 1 if any fails",
     )
+    group.add_argument(
+        "--compare",
+        nargs=2,
+        type=Path,
+        metavar=("FILE_A", "FILE_B"),
+        help="the paired difference of two results files' headline scores (A minus B), deal by deal, with its 95%% "
+        "interval: both valid, of one track and tier",
+    )
 
 
 def wants_protocol_mode(args: argparse.Namespace) -> bool:
     """Whether the options are this module's (the protocol, validation, or an option that only they take)."""
-    return bool(args.protocol or args.validate or args.tier or args.quick or args.leaderboard)
+    return bool(args.protocol or args.validate or args.compare or args.tier or args.quick or args.leaderboard)
 
 
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run the protocol or the validation the options ask for; the exit status."""
+    for option, files in (("--validate", args.validate), ("--compare", args.compare)):
+        if files:
+            given = [a for a in ("--protocol", "--candidates", "--validate", "--compare") if getattr(args, a[2:])]
+            given.remove(option)
+            if given:
+                parser.error(f"{option} reads files; it takes no {' or '.join(given)}")
     if args.validate:
-        given = [a for a in ("--protocol", "--candidates") if getattr(args, a[2:])]
-        if given:
-            parser.error(f"--validate checks files; it takes no {' or '.join(given)}")
         return validate_files(args.validate)
+    if args.compare:
+        return compare_files(*args.compare)
     if not args.protocol:
         parser.error(f"--tier, --quick and --leaderboard go with --protocol {NAME}")
     return run_protocol(parser, args, argv)
@@ -91,6 +104,29 @@ def validate_files(paths: Sequence[Path]) -> int:
             f"{p['tier']} tier, headline {h['score']:+.2f} X/hand [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}]"
         )
     return 1 if failed else 0
+
+
+def compare_files(first: Path, second: Path) -> int:
+    """Print both headlines and their paired difference; 1 (with the reason) when the files do not pair."""
+    from sam_env.evaluation.results import ResultsError, paired_headlines, read_results
+
+    try:
+        documents = [read_results(first), read_results(second)]
+        difference = paired_headlines(*documents)
+    except ResultsError as err:
+        print(f"cannot compare {first} and {second}: {err}")
+        return 1
+    labels = [d["candidate"]["label"] for d in documents]
+    for path, document in zip((first, second), documents, strict=True):
+        h = document["headline"]
+        interval = f"{h['score']:+.2f} [{h['ci_low']:+.2f}, {h['ci_high']:+.2f}]"
+        print(f"{path}: {document['candidate']['label']}, headline {interval}")
+    p = documents[0]["protocol"]
+    print(
+        f"{labels[0]} - {labels[1]}, paired over the {p['deals']:,} deals of protocol {NAME} ({p['players']} players, "
+        f"{p['tier']} tier): {difference[0]:+.2f} X/hand [{difference[1]:+.2f}, {difference[2]:+.2f}]"
+    )
+    return 0
 
 
 def _given(argv: Sequence[str], option: str) -> bool:

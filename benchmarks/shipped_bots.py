@@ -31,7 +31,7 @@ from pathlib import Path
 
 from common import command_line, machine_line, run_single_threaded, write_section
 from sam_env.agents.panel import PANEL
-from sam_env.agents.ppo.bot import pretrained_checkpoint, pretrained_names
+from sam_env.agents.shipped import shipped_checkpoint, shipped_names
 from sam_env.evaluation.panel import BASELINE, PanelRow, panel_matches, panel_rows
 from sam_env.evaluation.stats import Summary
 from sam_env.evaluation.tournament import Match, MatchResult, run_matches
@@ -50,13 +50,13 @@ MARGIN_TARGET = 1.0
 
 def networks_for(n_players: int) -> list[str]:
     """The shipped networks made for ``n_players`` seats, the family's own (``ppo``, ``ppo_<n>p``) first."""
-    names = [p for p in pretrained_names() if pretrained_checkpoint(p).rules.n_players == n_players]
+    names = [p for p in shipped_names() if shipped_checkpoint(p).rules.n_players == n_players]
     return sorted(names, key=lambda p: (not (p == "ppo" or p == f"ppo_{n_players}p"), p))
 
 
 def opponents_for(n_players: int) -> list[str]:
     """The fixed opponents of the first table: the heuristic, and ``ppo_v1`` where it can sit."""
-    return [BASELINE, REFERENCE] if n_players == pretrained_checkpoint(REFERENCE).rules.n_players else [BASELINE]
+    return [BASELINE, REFERENCE] if n_players == shipped_checkpoint(REFERENCE).rules.n_players else [BASELINE]
 
 
 def plan(networks: Sequence[str], n_players: int) -> list[Match]:
@@ -160,7 +160,7 @@ def main() -> None:
     hands = 0
     missing = [n for n in args.players if not networks_for(n)]
     if missing:
-        parser.error(f"--players: no network is shipped for {missing} seats; shipped: {pretrained_names()}")
+        parser.error(f"--players: no network is shipped for {missing} seats; shipped: {shipped_names()}")
     for n in args.players:
         rules, networks = RuleConfig(n_players=n), networks_for(n)
         results: list[MatchResult] = run_matches(plan(networks, n), rules, args.deals, args.seed, args.workers)

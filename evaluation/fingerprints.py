@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from sam_env.agents.code_specs import CODE_SPEC, is_code_spec
-from sam_env.agents.ppo.bot import PRETRAINED_DIR, pretrained_names
+from sam_env.agents.ppo.bot import PRETRAINED_DIR
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, checkpoint_files, is_checkpoint_path
 from sam_env.agents.qnet.checkpoint import QCheckpoint
 from sam_env.agents.registry import FACTORIES, shipped_network_for
 from sam_env.agents.search import SearchBot
+from sam_env.agents.shipped import shipped_names
 
 from sam_env.core import RuleConfig
 from sam_env.utils.files import file_sha256
@@ -90,7 +91,7 @@ def fingerprint(spec: object, rules: RuleConfig) -> dict[str, Any]:
         return _source_of(spec)
     text = os.fspath(spec)
     if isinstance(spec, str) and spec in FACTORIES:
-        if spec in pretrained_names() or spec == SearchBot.name:
+        if spec in shipped_names() or spec == SearchBot.name:
             network = shipped_network_for("ppo" if spec == SearchBot.name else spec, rules)
             search = " (with search at decision time: sam_env.agents.search)" if spec == SearchBot.name else ""
             return {

@@ -54,7 +54,8 @@ NETWORKS: dict[int, tuple[str, ...]] = {
     4: ("ppo", "ppo_v1", "ppo_v2", "ppo_selfplay"),
     5: ("ppo_5p",),
 }
-"""The shipped networks each track seats: every one this sam-env ships for that seat count."""
+"""The shipped networks each track seats: the policy networks shipped when v1 was fixed. Networks shipped
+later (the Deep Monte-Carlo ``dmc``) are measured as candidates; seating them would make another version."""
 SEARCH: tuple[str, ...] = ("ppo_search",)
 """The opponents of the search tier: the seat count's ``ppo`` network with determinized search."""
 SEARCH_NETWORK: dict[int, str] = {2: "ppo_2p", 3: "ppo_3p", 4: "ppo", 5: "ppo_5p"}

@@ -31,6 +31,7 @@ from sam_env.encoding import ENCODING_VERSION
 from .fingerprints import fingerprint
 from .protocol import NAME, PROTOCOL_ID, SEED, VERSION, ProtocolError, Track, rules_for
 from .protocol_run import Scores, headline_of, load_average
+from .stats import paired_difference
 
 FORMAT = "sam-env-results"
 FORMAT_VERSION = 1
@@ -274,3 +275,22 @@ def _check_headline(track: Track, headline: dict[str, Any], rows: list[dict[str,
     from_rows = float(np.mean([r["x_per_hand"] for r in rows if r["opponent"] in track.headline_opponents]))
     if not math.isclose(headline["score"], from_rows, abs_tol=1e-4):
         raise ResultsError("headline.score", f"is {headline['score']}; the mean of its rows' x_per_hand is {from_rows}")
+
+
+def paired_headlines(first: dict[str, Any], second: dict[str, Any]) -> tuple[float, float, float]:
+    """``(mean, low, high)`` of the first file's headline minus the second's, paired deal by deal.
+
+    Two results files of one track and tier score the same deals in the same seatings, so their
+    ``headline.per_deal`` values pair up (:func:`~sam_env.evaluation.stats.paired_difference`): the
+    interval of the difference leaves out the cards of each deal, which both candidates were dealt,
+    and is much narrower than the two headline intervals side by side. Files of different tracks,
+    tiers or deal sets do not pair: :class:`ResultsError` names the field that differs.
+    """
+    for field in ("id", "version", "players", "tier", "deal_set_sha256"):
+        if first["protocol"][field] != second["protocol"][field]:
+            raise ResultsError(
+                f"protocol.{field}",
+                f"differs ({first['protocol'][field]!r} and {second['protocol'][field]!r}): only results of one "
+                "track and tier score the same deals",
+            )
+    return paired_difference(first["headline"]["per_deal"], second["headline"]["per_deal"])

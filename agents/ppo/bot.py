@@ -9,11 +9,13 @@ and critic, torch) from the same files, for fine-tuning or for anyone who wants 
 checks that all three give the same outputs.
 
 Pretrained bots live in ``agents/pretrained/<name>.safetensors`` + ``<name>.json`` and are loaded by
-name (:func:`pretrained_names`, ``sam_env.agents.registry.load_bot("ppo")``).
+name (:func:`pretrained_names`, ``sam_env.agents.registry.load_bot("ppo")``); the Q-networks shipped
+beside them are :mod:`sam_env.agents.shipped`'s.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -25,14 +27,20 @@ from sam_env.core import SeatView
 from sam_env.encoding import ENCODING_VERSIONS, observation_size
 from sam_env.move_features import legal_pairs, move_features
 
-from .checkpoint import CheckpointError, PolicyArch, PolicyCheckpoint, load_policy
+from .checkpoint import FORMAT, CheckpointError, PolicyArch, PolicyCheckpoint, load_policy
 
 PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 
 
 def pretrained_names() -> list[str]:
-    """Names of the checkpoints shipped in ``agents/pretrained`` (their file stems), sorted."""
-    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.json"))
+    """Names of the policy networks shipped in ``agents/pretrained`` (their file stems), sorted; every
+    shipped network, Q-networks included: :func:`sam_env.agents.shipped.shipped_names`."""
+    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.json") if _format_of(p) == FORMAT)
+
+
+def _format_of(json_path: Path) -> str | None:
+    """The ``format`` a shipped checkpoint's metadata declares (``None`` if it declares none)."""
+    return json.loads(json_path.read_text(encoding="utf-8")).get("format")
 
 
 class PPOBot(Bot):

@@ -20,6 +20,7 @@ import numpy as np
 
 from sam_env.bot import Bot
 from sam_env.core import SeatView
+from sam_env.encoding import ENCODING_VERSIONS, observation_size
 
 from ..ppo.checkpoint import ACTIVATIONS
 from .checkpoint import QCheckpoint, load_qnet
@@ -48,6 +49,9 @@ class QBot(Bot):
         self.kind = arch.kind
         self.obs_size = checkpoint.obs_size
         self.n_players = checkpoint.rules.n_players
+        version = int(checkpoint.metadata["encoding_version"])
+        # A later encoding's observation starts with this one's: the network reads that prefix (as PPOBot does).
+        self._readable = {observation_size(self.n_players, v) for v in ENCODING_VERSIONS if v >= version}
         self._hidden = [(t[f"hidden.{i}.weight"], t[f"hidden.{i}.bias"]) for i in range(len(arch.layers))]
         self._out = (t["out.weight"], t["out.bias"])
         self._activation = ACTIVATIONS[arch.activation].numpy
@@ -64,11 +68,11 @@ class QBot(Bot):
         """``float32[k, 201]`` (``dqn`` only): every action's Q-value for ``k`` observation rows."""
         if self.kind != "dqn":
             raise ValueError("a dmc network values moves with their features: use move_values")
-        return self._forward_from(np.asarray(observations, dtype=np.float32) @ self._hidden[0][0].T)
+        return self._forward_from(self._own_prefix(observations) @ self._hidden[0][0].T)
 
     def move_values(self, observations: np.ndarray, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """``float32[p]``: the Q-value of move ``actions[i]`` for the seat observing ``observations[rows[i]]``."""
-        obs = np.asarray(observations, dtype=np.float32)
+        obs = self._own_prefix(observations)
         if self.kind == "dqn":
             return self.action_values(obs)[rows, actions]
         weight = self._hidden[0][0]
@@ -90,7 +94,7 @@ class QBot(Bot):
 
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
         vector = observation["observation"]
-        if vector.shape != (self.obs_size,):
+        if vector.ndim != 1 or vector.shape[0] not in self._readable:
             raise ValueError(
                 f"{self.name}: observation of shape {vector.shape}, but the network was trained on "
                 f"({self.obs_size},) — a {self.n_players}-player table"
@@ -99,6 +103,10 @@ class QBot(Bot):
         if not mask.any():
             raise ValueError(f"seat {view.seat} was asked to act with an empty action mask")
         return int(self.best_actions(vector[None, :], mask[None, :])[0])
+
+    def _own_prefix(self, observations: np.ndarray) -> np.ndarray:
+        """The rows as the network reads them: the first ``obs_size`` numbers (all of them at its own encoding)."""
+        return np.asarray(observations, dtype=np.float32)[:, : self.obs_size]
 
     def _forward_from(self, first: np.ndarray) -> np.ndarray:
         """The rest of the MLP, from the first layer's pre-activation (its weights already applied)."""

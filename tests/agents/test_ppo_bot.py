@@ -1,4 +1,4 @@
-"""Every registered bot, the shipped PPO bots included, loads in one line and plays through the environment."""
+"""Every registered bot, the shipped networks included, loads in one line and plays through the environment."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from policy_files import write_checkpoint
 from sam_env.agents.ppo.bot import PPOBot, pretrained_names
 from sam_env.agents.registry import available, can_play, load_bot
+from sam_env.agents.shipped import shipped_checkpoint, shipped_names
 from sam_env.evaluation.tournament import play_out
 
 import sam_env
@@ -18,13 +19,13 @@ from sam_env.core import SeatView
 
 def test_the_registry_lists_the_shipped_networks() -> None:
     assert {"random", "greedy", "heuristic"} <= set(available())
-    assert set(pretrained_names()) <= set(available())
+    assert set(pretrained_names()) < set(shipped_names()) <= set(available())
     assert "ppo" in pretrained_names(), "agents/pretrained/ppo.{json,safetensors} is shipped with the package"
 
 
 def _table_of(name: str) -> RuleConfig:
     """The rules a registered bot is made for: a shipped network's own, the defaults for rule bots."""
-    return load_bot(name).checkpoint.rules if name in pretrained_names() else RuleConfig()
+    return shipped_checkpoint(name).rules if name in shipped_names() else RuleConfig()
 
 
 @pytest.mark.parametrize("name", available())
@@ -60,7 +61,7 @@ def test_batch_logits_and_best_actions_agree_with_one_row_at_a_time() -> None:
     assert bot.best_actions(rows, masks).tolist() == expected
 
 
-@pytest.mark.parametrize("name", pretrained_names())
+@pytest.mark.parametrize("name", shipped_names())
 def test_a_shipped_network_is_an_opponent_of_the_single_agent_view(name: str) -> None:
     rules = _table_of(name)
     env = SingleAgentEnv(opponents=load_bot(name), rules=rules)

@@ -16,6 +16,7 @@ from sam_env.agents.qnet.checkpoint import QArch, QCheckpoint, load_qnet, qnet_m
 from sam_env.agents.qnet.network import QNetwork
 from sam_env.agents.registry import load_bot, load_network
 
+import sam_env
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv, action_index
 from sam_env.core.cards import mask_of, unary_of_cards
 from sam_env.encoding import observation_size
@@ -109,3 +110,26 @@ def test_checkpoint_round_trip_and_refusals(tmp_path: Path) -> None:
         QCheckpoint.in_memory(bad, checkpoint.metadata, "bad")
     with pytest.raises(ValueError, match="kind"):
         QArch(kind="ppo", layers=(8,), activation="relu")
+
+
+def test_a_q_network_plays_a_later_encodings_table_as_it_plays_its_own() -> None:
+    """A later encoding's observation starts with this one's: the network reads that prefix, move for move."""
+    bot = load_bot("dmc")
+    assert bot.checkpoint.metadata["encoding_version"] == 1
+    own, later = sam_env.env(), sam_env.env(encoding_version=2)
+    own.reset(seed=5)
+    later.reset(seed=5)
+    for _ in range(30):
+        if own.terminations[own.agent_selection]:
+            break
+        first, _, _, _, _ = own.last()
+        second, _, _, _, _ = later.last()
+        assert second["observation"].shape[0] > first["observation"].shape[0]
+        view = own.unwrapped.seat_view(own.agent_selection)
+        action = bot.act(first, view)
+        assert bot.act(second, view) == action
+        rows = np.stack([second["observation"]] * 2)
+        masks = np.stack([second["action_mask"]] * 2)
+        assert bot.best_actions(rows, masks).tolist() == [action, action]
+        own.step(action)
+        later.step(action)

@@ -202,6 +202,25 @@ def test_validate_on_the_command_line_names_the_file_and_field(
     assert out[2].startswith(f"{tmp_path / 'nan.json'}: INVALID:") and "NaN" in out[2]
 
 
+def test_compare_pairs_two_entries_deal_by_deal_and_refuses_another_tier(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    board = Path(__file__).resolve().parents[2] / "leaderboard"
+    heuristic, greedy = board / "heuristic.v1-4p-quick.results.json", board / "greedy.v1-4p-quick.results.json"
+    a, b = (json.loads(f.read_text(encoding="utf-8"))["headline"] for f in (heuristic, greedy))
+    difference = np.subtract(a["per_deal"], b["per_deal"])
+    half = 1.959964 * difference.std(ddof=1) / np.sqrt(difference.size)
+    assert evaluate.main(["--compare", str(heuristic), str(greedy)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    mean = difference.mean()
+    assert last == (
+        f"heuristic - greedy, paired over the 400 deals of protocol v1 (4 players, quick tier): "
+        f"{mean:+.2f} X/hand [{mean - half:+.2f}, {mean + half:+.2f}]"
+    )
+    assert evaluate.main(["--compare", str(heuristic), str(board / "greedy.v1-4p-full.results.json")]) == 1
+    assert "protocol.tier: differs ('quick' and 'full')" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -212,6 +231,7 @@ def test_validate_on_the_command_line_names_the_file_and_field(
         (["--protocol", "v1"], "needs --candidates"),
         (["--quick", "--candidates", "greedy"], "go with --protocol v1"),
         (["--validate", "x.json", "--candidates", "greedy"], "takes no --candidates"),
+        (["--compare", "x.json", "y.json", "--protocol", "v1"], "--compare reads files; it takes no --protocol"),
         (["--protocol", "v1", "--candidates", "no_such_bot"], "no_such_bot"),
     ],
 )
