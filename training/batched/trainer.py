@@ -19,6 +19,7 @@ from sam_env.agents.bot_objects import PolicyBot, probe_bot
 from sam_env.agents.ppo.bot import PPOBot
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
 from sam_env.agents.ppo.network import ActorCritic
+from sam_env.agents.qnet.bot import QBot
 from sam_env.agents.registry import load_bot
 from sam_env.evaluation.stats import METRICS
 from stable_baselines3.common.logger import Logger, configure
@@ -53,6 +54,8 @@ def frozen_opponent_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheck
     bot = load_bot(spec, rules=rules)
     if isinstance(bot, PPOBot):
         return bot.checkpoint
+    if isinstance(bot, QBot):  # a Q-network is the batched policy of its greedy moves (it has no policy weights)
+        return PolicyBot(bot.best_actions, name=bot.name)
     if isinstance(bot, PolicyBot):
         probe_bot(bot, rules, repr(spec))
         return bot
