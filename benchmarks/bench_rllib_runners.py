@@ -2,9 +2,9 @@
 
 ``trainer: ray`` plays the batched trainer's rollouts in Ray actors (``sam_env.training.ray_actors``). Before that
 choice, two ways to keep RLlib's env runners were measured against the local batched trainer, all
-with the default config's network (256x256 tanh, separate heads), tables and PPO settings
-(``configs/default.yaml``: 512 tables, the compiled heuristic in the other three seats, 4 epochs
-of 512-sample minibatches):
+with the self-play recipe's network (256x256 tanh, separate heads), tables and PPO settings
+(``configs/self_play.yaml``, the default config when this was measured: 512 tables, 4 epochs of 512-sample
+minibatches):
 
 * **single-agent env runner over the gymnasium vector adapter**: RLlib PPO with one
   ``SingleAgentEnvRunner`` whose env is :class:`sam_env.vector.gym_adapter.GymVectorEnv` (one
@@ -196,7 +196,7 @@ def main() -> None:
     parser.add_argument("--markdown", type=Path, help="also write the table as this docs page")
     args = parser.parse_args()
     off = ["eval_every=0", "checkpoint_every=0", "progress_bar=false", f"num_tables={args.tables}"]
-    config = load_config(os.path.join(ROOT, "configs", "default.yaml"), off)
+    config = load_config(os.path.join(ROOT, "configs", "self_play.yaml"), off)
     torch.set_num_threads(config.torch_threads)
     load = os.getloadavg()[0]
     header = f"{os.cpu_count()} cores, load average {load:.1f} before the run; {args.tables} tables, wall clock"

@@ -7,7 +7,7 @@ counted). Batched trainer (``trainer: batched``): the learner holds a share of t
 any table is a learner step; the frozen snapshots' decisions are not counted (they are reported as
 "all decisions").
 
-Both paths run the config they are given (default: ``configs/sb3.yaml`` and ``configs/default.yaml``)
+Both paths run the config they are given (default: ``configs/sb3.yaml`` and ``configs/self_play.yaml``)
 with evaluations and checkpoints off, after a warm-up (numba's cached compile, the first rollout):
 
 * SB3: sb3-contrib's MaskablePPO on ``sam_env.training.sb3.opponents.make_vec_env`` (what ``train.py`` builds),
@@ -179,7 +179,7 @@ def describe(name: str, config: MaskedPPOConfig, r: dict[str, object]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sb3-config", type=Path, default=ROOT / "configs" / "sb3.yaml")
-    parser.add_argument("--batched-config", type=Path, default=ROOT / "configs" / "default.yaml")
+    parser.add_argument("--batched-config", type=Path, default=ROOT / "configs" / "self_play.yaml")
     parser.add_argument("--sb3-steps", type=int, default=16384, help="learner steps of the SB3 path (after warm-up)")
     parser.add_argument("--batched-rollouts", type=int, default=4, help="rollouts of the batched trainer")
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="override a batched field")

@@ -40,7 +40,7 @@ class Algorithm:
 
 
 ALGORITHMS: dict[str, Algorithm] = {
-    "ppo_selfplay": Algorithm("PPO, batched self-play", "default", NO_EVALS, 400_000),
+    "ppo_selfplay": Algorithm("PPO, batched self-play", "self_play", NO_EVALS, 400_000),
     "ppo_vs_heuristic": Algorithm("PPO against heuristic seats", "vs_heuristic", NO_EVALS, 400_000),
     "sb3": Algorithm("SB3 MaskablePPO", "sb3", NO_EVALS, 20_000),
     "rllib": Algorithm("RLlib PPO", "rllib", {}, 40_000),

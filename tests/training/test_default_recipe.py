@@ -30,11 +30,11 @@ def rule_bot_share(path: Path) -> float:
     return float((learners * rule_bots.sum(axis=1)).sum() / ((n - 1) * learners.sum()))
 
 
-def test_default_recipe_is_self_play_with_at_most_a_quarter_rule_bots() -> None:
-    config = load_config(ROOT / "configs" / "default.yaml")
+def test_the_self_play_recipe_has_at_most_a_quarter_rule_bots() -> None:
+    config = load_config(ROOT / "configs" / "self_play.yaml")
     assert config.trainer == "batched"
     assert config.learner_share >= 0.75
-    share = rule_bot_share(ROOT / "configs" / "default.yaml")
+    share = rule_bot_share(ROOT / "configs" / "self_play.yaml")
     assert 0.0 < share <= 0.25, f"rule bots hold {share:.1%} of the seats around the learner's"
 
 
