@@ -14,7 +14,9 @@ the decisions (CPU time of the process, ``time.process_time``):
 * ``ppo`` (shipped; 256 × 256 tanh; version 1, no head): the reference;
 * the same layers on version 2 with a move head of ``--move-head`` units (random weights: the time does
   not depend on the values);
-* the same, without the head (what the history alone costs).
+* the same, without the head (what the history alone costs);
+* ``dmc`` (shipped Q-network, 256 × 256 relu, version 1): one pass over the observation, then one row per legal
+  move of the move's features (``QBot.act``).
 
     cd benchmarks && python bench_inference.py --cpu 1 --markdown ../docs/benchmark.md
 
@@ -31,6 +33,8 @@ from common import command_line, machine_line, pin_to_cpu, run_single_threaded, 
 from sam_env.agents.heuristic.bot import HeuristicBot
 from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
 from sam_env.agents.ppo.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
+from sam_env.agents.qnet.bot import QBot
+from sam_env.agents.shipped import shipped_bot
 from sam_env.evaluation.tournament import play_out
 
 import sam_env
@@ -67,12 +71,21 @@ def random_network(arch: PolicyArch, seed: int) -> PolicyCheckpoint:
     return PolicyCheckpoint.in_memory(tensors, meta, "random network (timing)")
 
 
-def time_pass(bot: PPOBot, states: list[tuple[dict, SeatView]]) -> float:
+def time_pass(bot: PPOBot | QBot, states: list[tuple[dict, SeatView]]) -> float:
     """CPU seconds of one pass of ``bot.act`` over every state."""
     start = time.process_time()
     for observation, view in states:
         bot.act(observation, view)
     return time.process_time() - start
+
+
+def layers_of(bot: PPOBot | QBot) -> str:
+    """The hidden layers and activation, as the table shows them (a policy's move head too)."""
+    arch = bot.checkpoint.arch
+    if isinstance(bot, QBot):
+        return " × ".join(map(str, arch.layers)) + f" {arch.activation}"
+    head = f", head {arch.move_head}" if arch.move_head else ""
+    return " × ".join(map(str, arch.pi)) + f" {arch.activation}{head}"
 
 
 def main() -> None:
@@ -95,6 +108,7 @@ def main() -> None:
             random_network(PolicyArch(layers.pi, layers.vf, layers.activation, args.move_head), args.seed)
         ),
         "version 2, no move head": PPOBot(random_network(layers, args.seed)),
+        "`dmc` (shipped Q-network: version 1, one row per legal move)": shipped_bot("dmc"),
     }
     best = dict.fromkeys(rows, float("inf"))
     for bot in rows.values():  # warm: first calls, caches
@@ -110,14 +124,12 @@ def main() -> None:
     ]
     for name, bot in rows.items():
         ms = 1000 * best[name] / len(states)
-        arch = bot.checkpoint.arch
-        head = f", head {arch.move_head}" if arch.move_head else ""
-        shape = " × ".join(map(str, arch.pi)) + f" {arch.activation}{head}"
+        shape = layers_of(bot)
         mark = "✓" if ms <= TARGET_MS else "✗"
         lines.append(f"| {name} | {shape} | {ms:.3f} | {best[name] / reference:.2f}× | {mark} |")
     how = (
         f"{len(states):,} decisions ({args.hands} heuristic hands, 4 seats, default rules; {legal:.1f} legal moves "
-        f"a decision on average), `PPOBot.act` one decision at a time, best of {args.rounds} passes; one core, one "
+        f"a decision on average), `act` one decision at a time, best of {args.rounds} passes; one core, one "
         f"thread, CPU time of the process. `{command_line()}` — {machine_line(cpus)}"
     )
     body = "## Network players in numpy: time per decision\n\n" + "\n".join(lines) + "\n\n" + how
