@@ -9,7 +9,11 @@
 The trainers, chosen by the config's ``trainer:`` key, are each a folder of ``training/`` with one entry
 point, ``train(config, run_dir, resume)`` (``sam_env.training.trainers``):
 
-* ``batched`` (the default, ``sam_env.training.batched``): thousands of tables of :class:`sam_env.VectorEnv`
+* ``dmc`` (the default recipe's, ``sam_env.training.dmc``): Deep Monte-Carlo as DouZero trains — one Q-network
+  plays every seat of thousands of :class:`sam_env.VectorEnv` tables epsilon-greedily and each decision is
+  fitted to the money its seat received from it to the end of the hand; ``dqn`` (``sam_env.training.dqn``, the
+  ``clients`` extra) is Tianshou's DQN on :class:`sam_env.SingleAgentEnv` (docs/standard_algorithms.md).
+* ``batched`` (the self-play recipe's, ``sam_env.training.batched``): thousands of tables of :class:`sam_env.VectorEnv`
   at once; the learner holds a share of the seats with one network for all of them, frozen
   snapshots of it and compiled bots the others; every step is one forward pass per network; masked
   PPO along each seat's trajectory.

@@ -179,7 +179,7 @@ def can_play(spec: BotSpec | object, rules: RuleConfig) -> bool:
         bot = load_bot(spec, rules=rules)
     except CheckpointError:
         return False
-    if (isinstance(spec, str) and spec in BUILT_IN) or isinstance(spec, (os.PathLike, PolicyCheckpoint)):
+    if (isinstance(spec, str) and spec in BUILT_IN) or isinstance(spec, (os.PathLike, PolicyCheckpoint, QCheckpoint)):
         return True
     try:
         probe_bot(bot, rules, label_of(spec))

@@ -56,6 +56,8 @@ examples:
   sam-eval --protocol v1 --candidates my_agent.py:MyBot --quick
       protocol v1's 4-seat track at its quick tier: fixed deals, opponents and seeds, and a results file
       that sam-eval --validate checks (docs/benchmark_your_agent.md, docs/protocol.md)
+  sam-eval --compare leaderboard/ppo.v1-4p-full.results.json leaderboard/heuristic.v1-4p-full.results.json
+      two results files of one track and tier: the headlines' difference, paired deal by deal
 """
 
 

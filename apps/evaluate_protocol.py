@@ -4,7 +4,8 @@
 track (:mod:`sam_env.evaluation.protocol`) for each candidate and writes one results file each
 (:mod:`sam_env.evaluation.results`) to ``--out`` (default ``results/protocol``) or, with
 ``--leaderboard``, to the repository's ``leaderboard/`` folder, rebuilding docs/leaderboard.md.
-``sam-eval --validate FILE ...`` checks results files against the schema and the protocol.
+``sam-eval --validate FILE ...`` checks results files against the schema and the protocol, and
+``sam-eval --compare FILE_A FILE_B`` pairs two of them deal by deal (A's headline minus B's, with its interval).
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequenc
     """Run the protocol or the validation the options ask for; the exit status."""
     for option, files in (("--validate", args.validate), ("--compare", args.compare)):
         if files:
-            given = [a for a in ("--protocol", "--candidates", "--validate", "--compare") if getattr(args, a[2:])]
+            others = ("--protocol", "--candidates", "--validate", "--compare", "--tier", "--quick", "--leaderboard")
+            given = [a for a in others if getattr(args, a[2:])]
             given.remove(option)
             if given:
                 parser.error(f"{option} reads files; it takes no {' or '.join(given)}")

@@ -28,9 +28,9 @@ from sam_env.agents.code_specs import CODE_SPEC, is_code_spec
 from sam_env.agents.ppo.bot import PRETRAINED_DIR
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, checkpoint_files, is_checkpoint_path
 from sam_env.agents.qnet.checkpoint import QCheckpoint
-from sam_env.agents.registry import FACTORIES, shipped_network_for
+from sam_env.agents.registry import FACTORIES
 from sam_env.agents.search import SearchBot
-from sam_env.agents.shipped import shipped_names
+from sam_env.agents.shipped import shipped_names, shipped_network_for
 
 from sam_env.core import RuleConfig
 from sam_env.utils.files import file_sha256

@@ -105,6 +105,26 @@ def observation_size(n_players: int, version: int = ENCODING_VERSION) -> int:
     return sum(size for _, size in observation_layout(n_players, version))
 
 
+def readable_sizes(n_players: int, version: int) -> frozenset[int]:
+    """The observation widths a network of encoding ``version`` reads at a table of ``n_players`` seats: its
+    own and every later version's, whose observations start with its own (the network reads that prefix)."""
+    return frozenset(observation_size(n_players, v) for v in ENCODING_VERSIONS if v >= version)
+
+
+def network_input(observations: np.ndarray, n_players: int, version: int, reader: str) -> np.ndarray:
+    """``float32[k, size]``: the rows as a network of encoding ``version`` reads them (their first ``size``
+    numbers, :func:`observation_size`); ``ValueError`` naming ``reader`` for rows of any other width (another
+    seat count, an unknown encoding), which would otherwise be read in the wrong places."""
+    rows = np.asarray(observations, dtype=np.float32)
+    if rows.ndim != 2 or rows.shape[1] not in readable_sizes(n_players, version):
+        widths = ", ".join(map(str, sorted(readable_sizes(n_players, version))))
+        raise ValueError(
+            f"{reader}: observations of shape {rows.shape}, but it reads rows of {widths} numbers: encoding version "
+            f"{version} (or a later one) of a {n_players}-player table"
+        )
+    return rows[:, : observation_size(n_players, version)]
+
+
 def fingerprint(n_players: int, version: int = ENCODING_VERSION) -> str:
     """SHA-256 of everything a network trained on encoding ``version`` depends on, for ``n_players`` seats.
 

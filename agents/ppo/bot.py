@@ -15,7 +15,6 @@ beside them are :mod:`sam_env.agents.shipped`'s.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -24,10 +23,10 @@ import numpy as np
 
 from sam_env.bot import Bot
 from sam_env.core import SeatView
-from sam_env.encoding import ENCODING_VERSIONS, observation_size
+from sam_env.encoding import readable_sizes
 from sam_env.move_features import legal_pairs, move_features
 
-from .checkpoint import FORMAT, CheckpointError, PolicyArch, PolicyCheckpoint, load_policy
+from .checkpoint import FORMAT, CheckpointError, PolicyArch, PolicyCheckpoint, checkpoint_format, load_policy
 
 PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 
@@ -35,12 +34,7 @@ PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 def pretrained_names() -> list[str]:
     """Names of the policy networks shipped in ``agents/pretrained`` (their file stems), sorted; every
     shipped network, Q-networks included: :func:`sam_env.agents.shipped.shipped_names`."""
-    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.json") if _format_of(p) == FORMAT)
-
-
-def _format_of(json_path: Path) -> str | None:
-    """The ``format`` a shipped checkpoint's metadata declares (``None`` if it declares none)."""
-    return json.loads(json_path.read_text(encoding="utf-8")).get("format")
+    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.json") if checkpoint_format(p) == FORMAT)
 
 
 class PPOBot(Bot):
@@ -84,7 +78,7 @@ class PPOBot(Bot):
         self.encoding_version = checkpoint.encoding_version
         """The observation encoding the network reads: a table must encode it or a later version (whose
         observations start with this one's; the bot reads that prefix)."""
-        self._readable = {observation_size(self.n_players, v) for v in ENCODING_VERSIONS if v >= self.encoding_version}
+        self._readable = readable_sizes(self.n_players, self.encoding_version)
         self._move = None
         if arch.move_head:  # the move head's first layer split into its hidden-layer and move-feature columns
             weight = t[f"{PolicyArch.MOVE_NET}.weight"]

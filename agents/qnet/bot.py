@@ -20,7 +20,7 @@ import numpy as np
 
 from sam_env.bot import Bot
 from sam_env.core import SeatView
-from sam_env.encoding import ENCODING_VERSIONS, observation_size
+from sam_env.encoding import network_input, readable_sizes
 
 from ..ppo.checkpoint import ACTIVATIONS
 from .checkpoint import QCheckpoint, load_qnet
@@ -49,9 +49,9 @@ class QBot(Bot):
         self.kind = arch.kind
         self.obs_size = checkpoint.obs_size
         self.n_players = checkpoint.rules.n_players
-        version = int(checkpoint.metadata["encoding_version"])
+        self.encoding_version = int(checkpoint.metadata["encoding_version"])
         # A later encoding's observation starts with this one's: the network reads that prefix (as PPOBot does).
-        self._readable = {observation_size(self.n_players, v) for v in ENCODING_VERSIONS if v >= version}
+        self._readable = readable_sizes(self.n_players, self.encoding_version)
         self._hidden = [(t[f"hidden.{i}.weight"], t[f"hidden.{i}.bias"]) for i in range(len(arch.layers))]
         self._out = (t["out.weight"], t["out.bias"])
         self._activation = ACTIVATIONS[arch.activation].numpy
@@ -96,8 +96,8 @@ class QBot(Bot):
         vector = observation["observation"]
         if vector.ndim != 1 or vector.shape[0] not in self._readable:
             raise ValueError(
-                f"{self.name}: observation of shape {vector.shape}, but the network was trained on "
-                f"({self.obs_size},) — a {self.n_players}-player table"
+                f"{self.name}: observation of shape {vector.shape}, but the network reads ({self.obs_size},): "
+                f"encoding version {self.encoding_version} (or a later version) of a {self.n_players}-player table"
             )
         mask = np.asarray(observation["action_mask"], dtype=bool)
         if not mask.any():
@@ -105,8 +105,8 @@ class QBot(Bot):
         return int(self.best_actions(vector[None, :], mask[None, :])[0])
 
     def _own_prefix(self, observations: np.ndarray) -> np.ndarray:
-        """The rows as the network reads them: the first ``obs_size`` numbers (all of them at its own encoding)."""
-        return np.asarray(observations, dtype=np.float32)[:, : self.obs_size]
+        """The rows as the network reads them (their first ``obs_size`` numbers); rows of another table refused."""
+        return network_input(observations, self.n_players, self.encoding_version, self.name)
 
     def _forward_from(self, first: np.ndarray) -> np.ndarray:
         """The rest of the MLP, from the first layer's pre-activation (its weights already applied)."""

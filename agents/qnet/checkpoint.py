@@ -14,7 +14,6 @@ tensors are ``hidden.<i>.weight/bias`` then ``out.weight/bias``:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from ..ppo.checkpoint import (
     check_table,
     check_tensor_shapes,
     checkpoint_files,
+    checkpoint_format,
     read_metadata,
     read_weights,
     write_checkpoint,
@@ -140,11 +140,7 @@ def qnet_metadata(
 
 def is_qnet_checkpoint(path: str | Path) -> bool:
     """Whether the checkpoint that ``path`` names (by :func:`checkpoint_files`' rule) says it is a Q-network."""
-    json_path, _ = checkpoint_files(path)
-    try:
-        return json.loads(json_path.read_text(encoding="utf-8")).get("format") == FORMAT
-    except (OSError, ValueError, AttributeError):
-        return False
+    return checkpoint_format(path) == FORMAT
 
 
 def save_qnet(path: str | Path, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> Path:

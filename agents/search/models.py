@@ -53,7 +53,7 @@ def checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
         if model not in pretrained_names():
             fitting = [p for p in pretrained_names() if pretrained_checkpoint(p).rules.n_players == n_players]
             raise ValueError(
-                f"opponent model {model!r}: expected 'heuristic', a shipped network of {n_players} seats "
+                f"opponent model {model!r}: expected 'heuristic', a shipped policy network of {n_players} seats "
                 f"({', '.join(fitting)}) or a PolicyCheckpoint"
             )
         seats = pretrained_checkpoint(model).rules.n_players

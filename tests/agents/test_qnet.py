@@ -133,3 +133,15 @@ def test_a_q_network_plays_a_later_encodings_table_as_it_plays_its_own() -> None
         assert bot.best_actions(rows, masks).tolist() == [action, action]
         own.step(action)
         later.step(action)
+
+
+def test_a_q_network_refuses_rows_of_another_table_one_at_a_time_or_batched() -> None:
+    bot = load_bot("dmc")
+    five = sam_env.env(rules=RuleConfig(n_players=5))
+    five.reset(seed=1)
+    observation, _, _, _, _ = five.last()
+    with pytest.raises(ValueError, match=r"reads \(586,\): encoding version 1 \(or a later version\) of a 4-player"):
+        bot.act(observation, five.unwrapped.seat_view(five.agent_selection))
+    rows, masks = observation["observation"][None, :], observation["action_mask"][None, :].astype(bool)
+    with pytest.raises(ValueError, match=r"dmc: observations of shape \(1, \d+\), but it reads rows of 586, \d+"):
+        bot.best_actions(rows, masks)

@@ -221,6 +221,15 @@ def test_compare_pairs_two_entries_deal_by_deal_and_refuses_another_tier(
     assert "protocol.tier: differs ('quick' and 'full')" in capsys.readouterr().out
 
 
+def test_the_protocol_page_quotes_what_compare_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    root = Path(__file__).resolve().parents[2]
+    page = (root / "docs" / "protocol.md").read_text(encoding="utf-8")
+    command = re.search(r"^sam-eval --compare (\S+) (\S+)$", page, re.MULTILINE)
+    assert command, "docs/protocol.md shows a sam-eval --compare command"
+    assert evaluate.main(["--compare", str(root / command[1]), str(root / command[2])]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] in page
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

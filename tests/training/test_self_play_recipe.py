@@ -1,4 +1,4 @@
-"""The README's main job is a self-play recipe: the learner faces mostly itself, rule bots at most a
+"""The self-play recipe (configs/self_play.yaml): the learner faces mostly itself, rule bots at most a
 quarter of its opponents' seats (docs/self_play.md).
 
 The share is counted the way the trainer seats tables — with its own :class:`Seating` draw, the "at

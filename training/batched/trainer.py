@@ -48,9 +48,10 @@ def torch_device(name: str) -> torch.device:
 
 
 def frozen_opponent_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheckpoint | PolicyBot:
-    """What a best response trains against (``sam-exploit --bot``): a network in sam-env's format (its
-    checkpoint: the learner may start from its weights) or a batched policy of one's own (a code spec:
-    played as it is, on the arrays of every table where it sits); ``source`` starts the error for anything else."""
+    """What a best response trains against (``sam-exploit --bot``): a policy network in sam-env's format (its
+    checkpoint: the learner may start from its weights), a Q-network (the batched policy of its greedy moves) or
+    a batched policy of one's own (a code spec: played as it is, on the arrays of every table where it sits);
+    ``source`` starts the error for anything else."""
     bot = load_bot(spec, rules=rules)
     if isinstance(bot, PPOBot):
         return bot.checkpoint
@@ -66,11 +67,15 @@ def frozen_opponent_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheck
 
 
 def network_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheckpoint:
-    """The checkpoint of a network bot (a shipped name or a path) that fits ``rules``; ``source``
-    (the config field or option that named it) starts the error for a bot that is not a network."""
+    """The checkpoint of a policy network bot (a shipped name or a path) that fits ``rules``; ``source``
+    (the config field or option that named it) starts the error for a bot that is not one."""
     bot = load_bot(spec, rules=rules)
     if not isinstance(bot, PPOBot):
-        raise ConfigError(f"{source}: {spec!r} is not a network; only networks are played in batch")
+        kind = "a Q-network" if isinstance(bot, QBot) else "not a policy network"
+        raise ConfigError(
+            f"{source}: {spec!r} is {kind}; {source} takes a policy network (a shipped PPO name such as ppo_v1, or "
+            "a checkpoint of format sam-env-policy)"
+        )
     return bot.checkpoint
 
 
