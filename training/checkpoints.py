@@ -30,6 +30,7 @@ from typing import Any, Concatenate, ParamSpec
 
 from safetensors import SafetensorError, safe_open
 from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint, load_policy
+from sam_env.agents.qnet.checkpoint import is_qnet_checkpoint, load_qnet
 
 from .config import ConfigError, RunConfig
 
@@ -162,7 +163,7 @@ def latest_checkpoint(run_dir: Path) -> Path:
             refused.append(f"{folder.name} (no trainer state)")
     for folder in sorted(steps, key=lambda f: (steps[f], f.name == FINAL), reverse=True):
         try:
-            load_policy(folder / "policy")
+            (load_qnet if is_qnet_checkpoint(folder / "policy") else load_policy)(folder / "policy")
             with safe_open(str(folder / "trainer.safetensors"), framework="pt") as tensors:
                 tensors.keys()
             if not (folder / "config.yaml").is_file():
@@ -215,7 +216,7 @@ def check_resume(folder: Path, trainer: Mapping[str, Any], config: RunConfig) ->
             f"--set total_timesteps={2 * done}, or start a new run with --config"
         )
     try:
-        checked_policy(folder, config)
+        checked_network(folder, config)
         with safe_open(str(folder / "trainer.safetensors"), framework="pt") as trainer_tensors:
             trainer_tensors.keys()
     except CheckpointError as err:
@@ -225,6 +226,17 @@ def check_resume(folder: Path, trainer: Mapping[str, Any], config: RunConfig) ->
             f"cannot resume: {folder}: cannot read the trainer state (trainer.json + trainer.safetensors) to resume: "
             f"{err}"
         ) from None
+
+
+def checked_network(folder: Path, config: RunConfig) -> None:
+    """Refuse a checkpoint whose network, of either kind, is not the config's (or not for its table)."""
+    if not is_qnet_checkpoint(folder / "policy"):
+        checked_policy(folder, config)
+        return
+    network = load_qnet(folder / "policy", n_players=config.rule_config.n_players)
+    expected = getattr(config, "q_arch", None)
+    if network.arch != expected:
+        raise ConfigError(f"{folder}: the checkpoint's network {network.arch} differs from the config's {expected}")
 
 
 def checked_policy(folder: Path, config: RunConfig) -> PolicyCheckpoint:

@@ -3,8 +3,10 @@
 ``trainer.json`` (the run's counts and evaluation history) and ``config.yaml``.
 
 A trainer here has ``config``, ``snapshot()`` (a :class:`~sam_env.agents.qnet.checkpoint.QCheckpoint`),
-``num_timesteps``, ``n_updates`` and ``history`` (DMC also ``trained_decisions``). Neither trainer resumes
-(``training.trainers`` says so to ``--resume``), so nothing else is saved.
+``num_timesteps``, ``n_updates`` and ``history`` (DMC also ``trained_decisions``). A trainer that resumes (DMC)
+also has ``state_tensors()`` and ``restore()``: its optimizer's moments and torch's generator go to
+``trainer.safetensors`` (their param groups to ``trainer.json``), and :func:`restore_qnet` reads them back.
+Tianshou's DQN does not resume (``training.trainers`` says so to ``--resume``). Nothing is pickled.
 """
 
 from __future__ import annotations
@@ -14,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from sam_env.agents.qnet.checkpoint import save_qnet
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+from sam_env.agents.ppo.checkpoint import CheckpointError
+from sam_env.agents.qnet.checkpoint import load_qnet, save_qnet
 
 from .checkpoints import written_whole
+from .config import ConfigError
 
 
 @written_whole
@@ -33,6 +39,26 @@ def save_qnet_checkpoint(folder: Path, trainer: Any, run_name: str) -> Path:
         "history": trainer.history,
         "run_name": run_name,
     }
+    if hasattr(trainer, "state_tensors"):
+        save_file(trainer.state_tensors(), str(folder / "trainer.safetensors"))
+        state["optimizer_param_groups"] = trainer.optimizer.state_dict()["param_groups"]
     (folder / "trainer.json").write_text(json.dumps(state) + "\n", encoding="utf-8")
     (folder / "config.yaml").write_text(yaml.safe_dump(trainer.config.to_dict(), sort_keys=False), encoding="utf-8")
     return policy_json
+
+
+def restore_qnet(folder: Path, state: dict[str, Any], trainer: Any) -> None:
+    """Load a checkpoint folder's Q-network, optimizer, counts and history into ``trainer`` (built for
+    ``state['num_timesteps']``): :class:`ConfigError` when the network is not the config's or a file is missing."""
+    config = trainer.config
+    try:
+        network = load_qnet(folder / "policy", n_players=config.rule_config.n_players)
+        tensors = load_file(str(folder / "trainer.safetensors"))
+    except (CheckpointError, OSError, SafetensorError) as err:
+        raise ConfigError(f"{folder}: cannot resume: {err}") from None
+    if network.arch != config.q_arch:
+        expected = config.q_arch
+        raise ConfigError(f"{folder}: the checkpoint's network {network.arch} differs from the config's {expected}")
+    if "optimizer_param_groups" not in state:
+        raise ConfigError(f"{folder}: trainer.json has no optimizer state (written before DMC runs resumed)")
+    trainer.restore(network, tensors, state)

@@ -44,7 +44,7 @@ TRAINERS: dict[str, Trainer] = {
     "ray": Trainer(RayConfig, ray_actors.train, on_ray=True),
     "rllib": Trainer(RLlibConfig, rllib.train, resumes=False, on_ray=True),
     "expert": Trainer(ExpertConfig, expert.train),
-    "dmc": Trainer(DMCConfig, dmc.train, resumes=False),
+    "dmc": Trainer(DMCConfig, dmc.train),
     "rollout_advantage": Trainer(RolloutAdvantageConfig, rollout_advantage.train),
     "dqn": Trainer(DQNConfig, dqn.train, resumes=False),
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from policy_files import ROOT
 from sam_env.agents.ppo.bot import PRETRAINED_DIR, PPOBot, pretrained_names
 from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint
 from sam_env.agents.qnet.bot import QBot
@@ -74,3 +75,14 @@ def test_copy_network_ships_either_kind_under_a_new_stem(tmp_path) -> None:
         assert type(bot) is type(shipped_bot(name))
         original = shipped_checkpoint(name).tensors
         assert all((bot.checkpoint.tensors[k] == v).all() for k, v in original.items())
+
+
+def test_the_shipped_dmc_network_was_made_by_its_record() -> None:
+    """configs/records/dmc.yaml is the run that made agents/pretrained/dmc: every field its metadata records
+    (where the run wrote and whether it drew a progress bar aside)."""
+    from sam_env.training.trainers import load_config
+
+    record = load_config(ROOT / "configs" / "records" / "dmc.yaml").to_dict()
+    made = json.loads((PRETRAINED_DIR / "dmc.json").read_text(encoding="utf-8"))["training"]
+    aside = {"run_dir", "progress_bar"}
+    assert {k: v for k, v in record.items() if k not in aside} == {k: v for k, v in made.items() if k not in aside}

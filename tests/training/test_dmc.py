@@ -4,10 +4,13 @@ of ``train.py`` whose checkpoints play legal moves through ``load_bot``, and bad
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
+from safetensors.torch import load_file
 from sam_env.agents.qnet.bot import QBot
 from sam_env.agents.qnet.checkpoint import load_qnet
 from sam_env.agents.registry import load_bot
@@ -16,8 +19,10 @@ from sam_env.training.batched.rollout import SeatTrajectories
 from sam_env.training.config import ConfigError
 from sam_env.training.dmc.config import DMCConfig
 from sam_env.training.dmc.targets import Decisions, monte_carlo_returns, renumber
+from sam_env.training.dmc.trainer import DMCTrainer
+from sam_env.training.qnet_state import restore_qnet
 from sam_env.training.trainers import load_config
-from train_script import smoke_fixture
+from train_script import run_train, smoke_fixture
 
 import sam_env
 from sam_env import RuleConfig
@@ -124,5 +129,39 @@ def test_bad_configs_and_resume_are_refused(tmp_path: Path) -> None:
         load_config(Path("tests/training/configs/dmc_smoke.yaml"), ["learner_share=0.5"])
     from sam_env.training.dmc import train
 
-    with pytest.raises(ConfigError, match="cannot be resumed"):
+    with pytest.raises(ConfigError, match="cannot read the trainer state"):
         train(DMCConfig(), tmp_path, resume=tmp_path)
+
+
+def test_a_run_resumes_from_its_checkpoint_with_network_optimizer_and_history(
+    smoke: tuple[Path, str], tmp_path: Path
+) -> None:
+    run = tmp_path / smoke[0].name
+    shutil.copytree(smoke[0], run)  # the other tests read the smoke run as it was
+    before = json.loads((run / "final" / "trainer.json").read_text())
+    trainer = DMCTrainer(load_config(run / "final" / "config.yaml", saved=True), before["num_timesteps"])
+    restore_qnet(run / "final", before, trainer)
+    saved = load_qnet(run / "final" / "policy.json").tensors
+    assert all(np.array_equal(value, saved[key]) for key, value in trainer.net.tensors().items())
+    moments = load_file(str(run / "final" / "trainer.safetensors"))
+    for key, value in trainer.state_tensors().items():
+        if key.startswith("optimizer."):
+            assert torch.equal(value, moments[key]), key
+    assert (trainer.num_timesteps, trainer.history) == (before["num_timesteps"], before["history"])
+
+    total = before["num_timesteps"] + 2000
+    stdout = run_train(tmp_path, "--resume", str(run), "--set", f"total_timesteps={total}")
+    assert f"resuming {run.name} at step {before['num_timesteps']:,}" in stdout
+    after = json.loads((run / "final" / "trainer.json").read_text())
+    assert after["num_timesteps"] >= total and after["n_updates"] > before["n_updates"]
+    assert after["history"][: len(before["history"])] == before["history"], "the curve goes on from the checkpoint"
+    steps = [key for key in moments if key.endswith(".step")]
+    resumed = load_file(str(run / "final" / "trainer.safetensors"))
+    assert steps and all(resumed[key] > moments[key] for key in steps), "Adam's step counts go on too"
+
+
+def test_a_resume_refuses_a_checkpoint_of_another_network(smoke: tuple[Path, str], tmp_path: Path) -> None:
+    state = json.loads((smoke[0] / "final" / "trainer.json").read_text())
+    wider = load_config(smoke[0] / "final" / "config.yaml", ["pi_layers=[64]"], saved=True)
+    with pytest.raises(ConfigError, match="differs from the config's"):
+        restore_qnet(smoke[0] / "final", state, DMCTrainer(wider, state["num_timesteps"]))

@@ -4,21 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..checkpoints import learn_and_save
-from ..config import ConfigError, TrainResult
-from ..qnet_state import save_qnet_checkpoint
+from ..checkpoints import learn_and_save, read_trainer_state
+from ..config import TrainResult
+from ..qnet_state import restore_qnet, save_qnet_checkpoint
 from ..speed import report_speed
 from .config import DMCConfig
 from .trainer import DMCTrainer
 
 
 def train(config: DMCConfig, run_dir: Path, resume: Path | None) -> TrainResult:
-    """Train ``config`` in ``run_dir`` from scratch (DMC runs do not resume)."""
-    if resume is not None:
-        raise ConfigError("trainer: dmc runs cannot be resumed; start a new run with --config")
+    """Train ``config`` in ``run_dir``, from scratch or from the checkpoint folder ``resume``."""
     from ..batched.trainer import tensorboard_logger
 
-    trainer = DMCTrainer(config, logger=tensorboard_logger(run_dir))
+    state = None if resume is None else read_trainer_state(resume)
+    start_step = 0 if state is None else int(state["num_timesteps"])
+    trainer = DMCTrainer(config, start_step, logger=tensorboard_logger(run_dir))
+    if resume is not None and state is not None:
+        restore_qnet(resume, state, trainer)
+        print(f"resuming {run_dir.name} at step {trainer.num_timesteps:,}")
     print(
         f"run {run_dir.name}: {config.total_timesteps:,} moves of self-play on {config.num_tables} tables "
         f"(Deep Monte-Carlo, epsilon {config.epsilon}); logs in {run_dir}"

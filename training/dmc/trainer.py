@@ -39,12 +39,16 @@ class DMCTrainer(EvaluatesDuringTraining):
 
     Args:
         config: the run's config.
+        start_step: the step a resumed run starts at (0 for a new run). A resumed run's tables, draws and
+            minibatch order are seeded from ``(seed, start_step)``, so it plays fresh hands rather than
+            repeating the first ones (the batched trainer does the same).
         logger: where the statistics go (default: nowhere; ``train.py`` passes a TensorBoard logger).
     """
 
-    def __init__(self, config: DMCConfig, logger: Logger | None = None) -> None:
+    def __init__(self, config: DMCConfig, start_step: int = 0, logger: Logger | None = None) -> None:
         self.config = config
-        seeds = np.random.SeedSequence(config.seed).spawn(3)
+        entropy = config.seed if start_step == 0 else [config.seed, start_step]
+        seeds = np.random.SeedSequence(entropy).spawn(3)
         torch.manual_seed(int(seeds[0].generate_state(1)[0]))
         venv = VectorEnv(config.num_tables, config.rule_config, seed=int(seeds[1].generate_state(1)[0]))
         self.net = QNetwork(config.q_arch, venv.observation_size)
@@ -54,7 +58,7 @@ class DMCTrainer(EvaluatesDuringTraining):
         self.selfplay = SelfPlay(venv, self.net, self.decisions, config.epsilon, config.reward_scale, rng)
         self.generator = np.random.default_rng(seeds[2].spawn(1)[0])
         self.logger = logger
-        self.num_timesteps = 0
+        self.num_timesteps = start_step
         self.n_updates = 0
         self.trained_decisions = 0
         self.seconds = {"env": 0.0, "inference": 0.0, "update": 0.0, "eval": 0.0}
@@ -68,6 +72,30 @@ class DMCTrainer(EvaluatesDuringTraining):
         c = self.config
         meta = qnet_metadata(c.rule_config, c.q_arch, ALGORITHM, c.to_dict(), num_timesteps=self.num_timesteps)
         return QCheckpoint.in_memory(self.net.tensors(), meta, f"dmc network at step {self.num_timesteps}")
+
+    def state_tensors(self) -> dict[str, torch.Tensor]:
+        """What a checkpoint's ``trainer.safetensors`` keeps to resume: Adam's moments and torch's generator."""
+        tensors = {"rng.torch": torch.get_rng_state()}
+        for index, state in self.optimizer.state_dict()["state"].items():
+            for key, value in state.items():
+                tensors[f"optimizer.{index}.{key}"] = value.detach().cpu().clone()
+        return tensors
+
+    def restore(self, network: QCheckpoint, tensors: dict[str, torch.Tensor], state: dict) -> None:
+        """Continue from a checkpoint: its network, optimizer moments (with ``state``'s param groups), counts and
+        evaluation history. Decisions whose hands were still being played when it was written are not kept."""
+        self.net.load_tensors(network.tensors)
+        moments: dict[int, dict[str, torch.Tensor]] = {}
+        for key, value in tensors.items():
+            if key.startswith("optimizer."):
+                _, index, name = key.split(".", 2)
+                moments.setdefault(int(index), {})[name] = value
+        self.optimizer.load_state_dict({"state": moments, "param_groups": state["optimizer_param_groups"]})
+        torch.set_rng_state(tensors["rng.torch"])
+        self.num_timesteps = int(state["num_timesteps"])
+        self.n_updates = int(state["n_updates"])
+        self.trained_decisions = int(state.get("trained_decisions", 0))
+        self.history = list(state.get("history", []))
 
     def learn(self, on_checkpoint: Callable[[int], None] | None = None, label: str = "dmc") -> None:
         """Train to ``total_timesteps`` moves; ``on_checkpoint(step)`` writes a checkpoint when one is due."""
