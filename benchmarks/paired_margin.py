@@ -1,9 +1,11 @@
-"""A trained network against its starting network, paired on the same deals: each one's X/hand against n − 1 copies
-of an opponent (duplicate deals, every seat rotation, 95 % CI over deals) and their difference deal by deal.
+"""A network against another bot (the network it started from, a shipped one), paired on the same deals: each one's
+X/hand against n − 1 copies of an opponent (duplicate deals, every seat rotation, 95 % CI over deals) and their
+difference deal by deal.
 
 Both matches play the same deals in the same seatings (one ``run_matches`` call, one seed), so the difference's
 interval (:func:`sam_env.evaluation.stats.paired_difference`) leaves out the cards both were dealt. Writes its
-section of the page given with ``--markdown`` (docs/rollout_training.md for the rollout-advantage runs).
+section (``--section``, headed ``--title``) of the page given with ``--markdown`` (docs/rollout_training.md for the
+rollout-advantage runs, docs/results/dmc.md for the shipped ``dmc``).
 
     python benchmarks/paired_margin.py --candidate runs/RUN/final --baseline ppo --against heuristic --deals 1000
 """
@@ -13,26 +15,28 @@ from __future__ import annotations
 import argparse
 
 from common import command_line, machine_line, pin_to_cpu, write_section
-from sam_env.agents.registry import load_network
+from sam_env.agents.registry import load_bot
 from sam_env.evaluation.panel import paired_nets
 from sam_env.evaluation.stats import mean_ci, paired_difference
 from sam_env.evaluation.tournament import Match, run_matches
 
-from sam_env import RuleConfig
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--candidate", required=True, help="the trained network (a checkpoint path)")
-    parser.add_argument("--baseline", default="ppo", help="the network it started from (default ppo)")
+    parser.add_argument("--candidate", required=True, help="the trained network (a checkpoint path or a shipped name)")
+    parser.add_argument("--baseline", default="ppo", help="the bot it is compared with (default ppo)")
     parser.add_argument("--against", default="heuristic", help="the opponent, n − 1 copies (default heuristic)")
     parser.add_argument("--deals", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=2024, help="the deals (pick one no run trained or evaluated on)")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--label", default=None, help="the candidate's name in the table (default: its path)")
     parser.add_argument("--markdown", default=None, help="write the section into this page")
+    parser.add_argument(
+        "--section", default="paired_margin", help="the page's section to write (default paired_margin)"
+    )
+    parser.add_argument("--title", default="A short run, measured", help="the section's heading")
     args = parser.parse_args()
-    rules = RuleConfig.from_dict(load_network(args.candidate).metadata["rules"])
+    rules = load_bot(args.candidate).checkpoint.rules  # a network's own table
     opponents = (args.against,) * (rules.n_players - 1)
     matches = [Match(args.candidate, opponents), Match(args.baseline, opponents)]
     results = run_matches(matches, rules, args.deals, seed=args.seed, workers=args.workers)
@@ -53,7 +57,7 @@ def main() -> None:
     body = f"{table}\n\n{how}"
     print(body)
     if args.markdown:
-        write_section(args.markdown, "paired_margin", f"## A short run, measured\n\n{body}")
+        write_section(args.markdown, args.section, f"## {args.title}\n\n{body}")
 
 
 if __name__ == "__main__":

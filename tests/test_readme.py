@@ -23,6 +23,10 @@ import torch
 from sam_env.apps import evaluate, exploit, play
 from sam_env.apps.web import cli as web
 from sam_env.training import cli
+from sam_env.training.config import ConfigError
+from sam_env.training.recipes import recipe_names
+from sam_env.training.run_script import DEFAULT_CONFIG
+from sam_env.training.trainers import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -33,12 +37,23 @@ FENCE = re.compile(
 )
 SHELLS = ("bash", "sh", "shell", "console")
 
+def check_train_command(args: Sequence[str]) -> object:
+    """Parse a ``python train.py`` command and, unless it resumes a run, build its config as ``train.py`` would:
+    a ``--set`` that the recipe's trainer does not have fails here, not in a reader's shell. A config named by a
+    path that is not in the repository (``path/to/my_run.yaml``) is only parsed."""
+    parsed = cli.parse_args(args)
+    config = parsed.config or DEFAULT_CONFIG
+    if parsed.resume is None and (config in recipe_names() or (ROOT / config).is_file()):
+        load_config(config if config in recipe_names() else ROOT / config, parsed.overrides)
+    return parsed
+
+
 PARSERS: dict[str, Callable[[Sequence[str]], object]] = {
     "sam-eval": evaluate.build_parser().parse_args,
     "sam-play": play.build_parser().parse_args,
     "sam-exploit": exploit.build_parser().parse_args,
     "sam-web": web.build_parser().parse_args,
-    "python train.py": cli.parse_args,
+    "python train.py": check_train_command,
     "python -m sam_env.apps.evaluate": evaluate.build_parser().parse_args,
     "python -m sam_env.apps.play": play.build_parser().parse_args,
 }
@@ -149,6 +164,9 @@ def test_the_checker_refuses_what_it_cannot_parse() -> None:
         check_command(["make", "docs"])
     with pytest.raises(SystemExit):
         check_command(["python", "train.py", "--no-such-option"])
+    with pytest.raises(ConfigError, match="another trainer"):  # a field of the self-play recipe, not of the default
+        check_command(["python", "train.py", "--set", "learner_share=0.5"])
+    check_command(["python", "train.py", "--config", "self_play", "--set", "learner_share=0.5"])
     with pytest.raises(SystemExit):
         check_command(["sam-eval", "--deals", "many"])
     with pytest.raises(SyntaxError):
