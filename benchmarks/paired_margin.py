@@ -5,7 +5,7 @@ difference deal by deal.
 Both matches play the same deals in the same seatings (one ``run_matches`` call, one seed), so the difference's
 interval (:func:`sam_env.evaluation.stats.paired_difference`) leaves out the cards both were dealt. Writes its
 section (``--section``, headed ``--title``) of the page given with ``--markdown`` (docs/rollout_training.md for the
-rollout-advantage runs, docs/results/dmc.md for the shipped ``dmc``).
+rollout-advantage runs).
 
     python benchmarks/paired_margin.py --candidate runs/RUN/final --baseline ppo --against heuristic --deals 1000
 """
