@@ -37,6 +37,7 @@ FENCE = re.compile(
 )
 SHELLS = ("bash", "sh", "shell", "console")
 
+
 def check_train_command(args: Sequence[str]) -> object:
     """Parse a ``python train.py`` command and, unless it resumes a run, build its config as ``train.py`` would:
     a ``--set`` that the recipe's trainer does not have fails here, not in a reader's shell. A config named by a

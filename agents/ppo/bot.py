@@ -26,7 +26,8 @@ from sam_env.core import SeatView
 from sam_env.encoding import readable_sizes
 from sam_env.move_features import legal_pairs, move_features
 
-from .checkpoint import FORMAT, CheckpointError, PolicyArch, PolicyCheckpoint, checkpoint_format, load_policy
+from ..qnet.checkpoint import checkpoint_format
+from .checkpoint import FORMAT, CheckpointError, PolicyArch, PolicyCheckpoint, load_policy
 
 PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 

@@ -230,16 +230,6 @@ def checkpoint_files(path: str | Path) -> tuple[Path, Path]:
     return stem.with_name(stem.name + ".json"), stem.with_name(stem.name + ".safetensors")
 
 
-def checkpoint_format(path: str | Path) -> str | None:
-    """The ``format`` the metadata of the checkpoint ``path`` names declares (``sam-env-policy``, ``sam-env-qnet``),
-    or ``None`` when it has none or cannot be read (the loaders say why)."""
-    json_path, _ = checkpoint_files(path)
-    try:
-        return json.loads(json_path.read_text(encoding="utf-8")).get("format")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
 def is_checkpoint_path(text: str) -> bool:
     """Whether ``text`` names a checkpoint by :func:`checkpoint_files`' rule (a file suffix, or files on disk)."""
     json_path, _ = checkpoint_files(text)

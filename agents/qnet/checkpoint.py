@@ -14,6 +14,7 @@ tensors are ``hidden.<i>.weight/bias`` then ``out.weight/bias``:
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,6 @@ from ..ppo.checkpoint import (
     check_table,
     check_tensor_shapes,
     checkpoint_files,
-    checkpoint_format,
     read_metadata,
     read_weights,
     write_checkpoint,
@@ -136,6 +136,16 @@ def qnet_metadata(
     if arch.kind == "dmc":
         meta["move_features"] = {"version": features.FEATURES_VERSION, "fingerprint": features.fingerprint()}
     return {**meta, "training": dict(training or {}), **extra}
+
+
+def checkpoint_format(path: str | Path) -> str | None:
+    """The ``format`` the metadata of the checkpoint ``path`` names declares (``sam-env-policy``, ``sam-env-qnet``),
+    or ``None`` when it has none or cannot be read (the loaders say why)."""
+    json_path, _ = checkpoint_files(path)
+    try:
+        return json.loads(json_path.read_text(encoding="utf-8")).get("format")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def is_qnet_checkpoint(path: str | Path) -> bool:

@@ -78,11 +78,11 @@ def test_copy_network_ships_either_kind_under_a_new_stem(tmp_path) -> None:
 
 
 def test_the_shipped_dmc_network_was_made_by_its_record() -> None:
-    """configs/records/dmc.yaml is the run that made agents/pretrained/dmc: every field its metadata records
+    """configs/records/dmc_long.yaml is the run that made agents/pretrained/dmc: every field its metadata records
     (where the run wrote and whether it drew a progress bar aside)."""
     from sam_env.training.trainers import load_config
 
-    record = load_config(ROOT / "configs" / "records" / "dmc.yaml").to_dict()
+    record = load_config(ROOT / "configs" / "records" / "dmc_long.yaml").to_dict()
     made = json.loads((PRETRAINED_DIR / "dmc.json").read_text(encoding="utf-8"))["training"]
     aside = {"run_dir", "progress_bar"}
     assert {k: v for k, v in record.items() if k not in aside} == {k: v for k, v in made.items() if k not in aside}

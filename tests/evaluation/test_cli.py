@@ -50,7 +50,10 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--candidates", "heuristic", "nobody"], "unknown agent name(s) 'nobody'; known agents: greedy, heuristic"),
+        (
+            ["--candidates", "heuristic", "nobody"],
+            "unknown agent name(s) 'nobody'; known agents: dmc, greedy, heuristic",
+        ),
         (["--candidates", "heuristic", "greedy", "--deals", "-5"], "--deals must be at least 1"),
         (["--candidates", "heuristic", "greedy", "--workers", "0"], "--workers must be at least 1"),
         (["--candidates", "heuristic", "greedy", "--players", "6"], "n_players"),

@@ -292,7 +292,7 @@ def test_exploit_refuses_a_bot_that_is_not_a_network(capsys: pytest.CaptureFixtu
 def test_a_bot_that_is_not_a_network_is_refused_naming_the_field(field: str) -> None:
     value = "heuristic" if field == "init_from" else "[heuristic]"
     config = load_config(ROOT / "tests/training/configs/batched_smoke.yaml", [f"{field}={value}"])
-    with pytest.raises(ConfigError, match=f"^{field}: 'heuristic' is not a network"):
+    with pytest.raises(ConfigError, match=f"^{field}: 'heuristic' is not a policy network"):
         BatchedTrainer(config)
 
 

@@ -122,7 +122,7 @@ def test_no_panel_bot_is_a_teacher_or_a_start(name: str) -> None:
 @pytest.mark.parametrize(
     ("init_from", "message"),
     [
-        ("greedy", r"init_from: 'greedy' is not a network"),
+        ("greedy", r"init_from: 'greedy' is not a policy network"),
         ("ppo", r"init_from: 'ppo' has layers .* the config .*\(32,\)"),
     ],
 )
