@@ -28,9 +28,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec
 
+import torch
 from safetensors import SafetensorError, safe_open
 from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint, load_policy
-from sam_env.agents.qnet.checkpoint import is_qnet_checkpoint, load_qnet
+from sam_env.agents.qnet.checkpoint import QCheckpoint, is_qnet_checkpoint, load_qnet
 
 from .config import ConfigError, RunConfig
 
@@ -181,6 +182,30 @@ def _step_of(folder: Path) -> int:
     return int(match.group(1)) if match else -1
 
 
+OPTIMIZER = "optimizer."
+"""Prefix of an optimizer's moments in ``trainer.safetensors``: ``optimizer.<parameter index>.<name>``."""
+
+
+def optimizer_tensors(optimizer: torch.optim.Optimizer) -> dict[str, torch.Tensor]:
+    """An optimizer's moments as tensors for ``trainer.safetensors`` (its param groups, plain numbers, go to
+    ``trainer.json``): what every trainer of our own keeps to resume (:func:`load_optimizer`)."""
+    return {
+        f"{OPTIMIZER}{index}.{key}": value.detach().cpu().clone()
+        for index, moments in optimizer.state_dict()["state"].items()
+        for key, value in moments.items()
+    }
+
+
+def load_optimizer(optimizer: torch.optim.Optimizer, tensors: Mapping[str, torch.Tensor], param_groups: Any) -> None:
+    """Restore what :func:`optimizer_tensors` saved, with the param groups saved beside it."""
+    moments: dict[int, dict[str, torch.Tensor]] = {}
+    for key, value in tensors.items():
+        if key.startswith(OPTIMIZER):
+            index, name = key[len(OPTIMIZER) :].split(".", 1)
+            moments.setdefault(int(index), {})[name] = value
+    optimizer.load_state_dict({"state": moments, "param_groups": param_groups})
+
+
 def read_trainer_state(folder: Path) -> dict[str, Any]:
     """The ``trainer.json`` of a checkpoint folder, checked before a resumed run writes anything."""
     try:
@@ -228,15 +253,15 @@ def check_resume(folder: Path, trainer: Mapping[str, Any], config: RunConfig) ->
         ) from None
 
 
-def checked_network(folder: Path, config: RunConfig) -> None:
-    """Refuse a checkpoint whose network, of either kind, is not the config's (or not for its table)."""
+def checked_network(folder: Path, config: RunConfig) -> PolicyCheckpoint | QCheckpoint:
+    """The checkpoint's network of either kind, refused unless it is the config's (and for its table)."""
     if not is_qnet_checkpoint(folder / "policy"):
-        checked_policy(folder, config)
-        return
+        return checked_policy(folder, config)
     network = load_qnet(folder / "policy", n_players=config.rule_config.n_players)
     expected = getattr(config, "q_arch", None)
     if network.arch != expected:
         raise ConfigError(f"{folder}: the checkpoint's network {network.arch} differs from the config's {expected}")
+    return network
 
 
 def checked_policy(folder: Path, config: RunConfig) -> PolicyCheckpoint:

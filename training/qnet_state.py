@@ -19,9 +19,9 @@ import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from sam_env.agents.ppo.checkpoint import CheckpointError
-from sam_env.agents.qnet.checkpoint import load_qnet, save_qnet
+from sam_env.agents.qnet.checkpoint import QCheckpoint, save_qnet
 
-from .checkpoints import written_whole
+from .checkpoints import checked_network, written_whole
 from .config import ConfigError
 
 
@@ -50,15 +50,13 @@ def save_qnet_checkpoint(folder: Path, trainer: Any, run_name: str) -> Path:
 def restore_qnet(folder: Path, state: dict[str, Any], trainer: Any) -> None:
     """Load a checkpoint folder's Q-network, optimizer, counts and history into ``trainer`` (built for
     ``state['num_timesteps']``): :class:`ConfigError` when the network is not the config's or a file is missing."""
-    config = trainer.config
     try:
-        network = load_qnet(folder / "policy", n_players=config.rule_config.n_players)
+        network = checked_network(folder, trainer.config)
         tensors = load_file(str(folder / "trainer.safetensors"))
     except (CheckpointError, OSError, SafetensorError) as err:
         raise ConfigError(f"{folder}: cannot resume: {err}") from None
-    if network.arch != config.q_arch:
-        expected = config.q_arch
-        raise ConfigError(f"{folder}: the checkpoint's network {network.arch} differs from the config's {expected}")
+    if not isinstance(network, QCheckpoint):
+        raise ConfigError(f"{folder}: holds a policy network, not a Q-network; resume it with its own trainer")
     if "optimizer_param_groups" not in state:
         raise ConfigError(f"{folder}: trainer.json has no optimizer state (written before DMC runs resumed)")
     trainer.restore(network, tensors, state)

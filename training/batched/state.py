@@ -20,7 +20,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
 
-from ..checkpoints import written_whole
+from ..checkpoints import load_optimizer, optimizer_tensors, written_whole
 from ..config import ConfigError
 from .trainer import BatchedTrainer
 
@@ -34,11 +34,7 @@ def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str
     config, step = trainer.config, int(trainer.num_timesteps)
     meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), run_name=run_name, num_timesteps=step)
     policy_json = save_policy(folder / "policy", trainer.net.tensors(), meta)
-    optimizer = trainer.optimizer.state_dict()
-    tensors: dict[str, torch.Tensor] = {"rng.torch": torch.get_rng_state()}
-    for index, state in optimizer["state"].items():
-        for key, value in state.items():
-            tensors[f"optimizer.{index}.{key}"] = value.detach().cpu().clone()
+    tensors: dict[str, torch.Tensor] = {"rng.torch": torch.get_rng_state(), **optimizer_tensors(trainer.optimizer)}
     if trainer.oracle is not None:
         for key, value in trainer.oracle.tensors().items():
             tensors[f"{ORACLE}{key}"] = torch.from_numpy(value)
@@ -50,7 +46,7 @@ def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str
         "trainer": config.trainer,  # batched, or ray (sam_env.training.ray_actors writes this same checkpoint)
         "num_timesteps": step,
         "n_updates": trainer.n_updates,
-        "optimizer_param_groups": optimizer["param_groups"],
+        "optimizer_param_groups": trainer.optimizer.state_dict()["param_groups"],
         "pool_steps": [s for s, _ in trainer.pool],
         "history": trainer.history,
         "run_name": run_name,
@@ -81,12 +77,7 @@ def restore_batched(folder: Path, state: Mapping[str, Any], trainer: BatchedTrai
         )
     if trainer.oracle is not None:
         trainer.oracle.load_state_dict({k: v.to(trainer.device) for k, v in oracle.items()})
-    optimizer_state: dict[int, dict[str, torch.Tensor]] = {}
-    for key, value in tensors.items():
-        if key.startswith("optimizer."):
-            _, index, name = key.split(".", 2)
-            optimizer_state.setdefault(int(index), {})[name] = value.to(trainer.device)
-    trainer.optimizer.load_state_dict({"state": optimizer_state, "param_groups": state["optimizer_param_groups"]})
+    load_optimizer(trainer.optimizer, tensors, state["optimizer_param_groups"])  # moved to the device by torch
     torch.set_rng_state(tensors["rng.torch"])
     trainer.num_timesteps = int(state["num_timesteps"])
     trainer.n_updates = int(state["n_updates"])

@@ -24,6 +24,7 @@ from tqdm import tqdm
 from sam_env import VectorEnv
 
 from .. import progress
+from ..checkpoints import load_optimizer, optimizer_tensors
 from ..evaluate import EvaluatesDuringTraining
 from ..schedule import StepSchedule
 from ..speed import SpeedMeter
@@ -75,22 +76,13 @@ class DMCTrainer(EvaluatesDuringTraining):
 
     def state_tensors(self) -> dict[str, torch.Tensor]:
         """What a checkpoint's ``trainer.safetensors`` keeps to resume: Adam's moments and torch's generator."""
-        tensors = {"rng.torch": torch.get_rng_state()}
-        for index, state in self.optimizer.state_dict()["state"].items():
-            for key, value in state.items():
-                tensors[f"optimizer.{index}.{key}"] = value.detach().cpu().clone()
-        return tensors
+        return {"rng.torch": torch.get_rng_state(), **optimizer_tensors(self.optimizer)}
 
     def restore(self, network: QCheckpoint, tensors: dict[str, torch.Tensor], state: dict) -> None:
         """Continue from a checkpoint: its network, optimizer moments (with ``state``'s param groups), counts and
         evaluation history. Decisions whose hands were still being played when it was written are not kept."""
         self.net.load_tensors(network.tensors)
-        moments: dict[int, dict[str, torch.Tensor]] = {}
-        for key, value in tensors.items():
-            if key.startswith("optimizer."):
-                _, index, name = key.split(".", 2)
-                moments.setdefault(int(index), {})[name] = value
-        self.optimizer.load_state_dict({"state": moments, "param_groups": state["optimizer_param_groups"]})
+        load_optimizer(self.optimizer, tensors, state["optimizer_param_groups"])
         torch.set_rng_state(tensors["rng.torch"])
         self.num_timesteps = int(state["num_timesteps"])
         self.n_updates = int(state["n_updates"])

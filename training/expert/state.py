@@ -23,13 +23,12 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from sam_env.agents.ppo.checkpoint import policy_metadata, save_policy
 
-from ..checkpoints import checked_policy, written_whole
+from ..checkpoints import checked_policy, load_optimizer, optimizer_tensors, written_whole
 from ..config import ConfigError
 from .distill import Samples
 from .trainer import ExpertTrainer
 
 BUFFER = "buffer."
-OPTIMIZER = "optimizer."
 
 
 @written_whole
@@ -38,11 +37,7 @@ def save_expert_checkpoint(folder: Path, trainer: ExpertTrainer, run_name: str) 
     config, step = trainer.config, int(trainer.num_timesteps)
     meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), run_name=run_name, num_timesteps=step)
     policy_json = save_policy(folder / "policy", trainer.net.tensors(), meta)
-    optimizer = trainer.optimizer.state_dict()
-    tensors: dict[str, torch.Tensor] = {}
-    for index, state in optimizer["state"].items():
-        for key, value in state.items():
-            tensors[f"{OPTIMIZER}{index}.{key}"] = value.detach().cpu().clone()
+    tensors = optimizer_tensors(trainer.optimizer)
     for i, samples in enumerate(trainer.buffer):
         for key, value in samples.arrays().items():
             tensors[f"{BUFFER}{i}.{key}"] = torch.from_numpy(np.ascontiguousarray(value))
@@ -53,7 +48,7 @@ def save_expert_checkpoint(folder: Path, trainer: ExpertTrainer, run_name: str) 
         "iteration": trainer.iteration,
         "searched_decisions": trainer.searched,
         "buffer_iterations": len(trainer.buffer),
-        "optimizer_param_groups": optimizer["param_groups"],
+        "optimizer_param_groups": trainer.optimizer.state_dict()["param_groups"],
         "history": trainer.history,
         "seconds": trainer.seconds,
         "run_name": run_name,
@@ -73,12 +68,7 @@ def restore_expert(folder: Path, state: Mapping[str, Any], trainer: ExpertTraine
     except (OSError, SafetensorError) as err:
         raise ConfigError(f"{folder}: cannot read trainer.safetensors to resume: {err}") from None
     trainer.net.load_tensors(policy.tensors)
-    optimizer_state: dict[int, dict[str, torch.Tensor]] = {}
-    for key, value in tensors.items():
-        if key.startswith(OPTIMIZER):
-            _, index, name = key.split(".", 2)
-            optimizer_state.setdefault(int(index), {})[name] = value
-    trainer.optimizer.load_state_dict({"state": optimizer_state, "param_groups": state["optimizer_param_groups"]})
+    load_optimizer(trainer.optimizer, tensors, state["optimizer_param_groups"])
     for group in trainer.optimizer.param_groups:
         group["lr"] = trainer.config.learning_rate  # the config's (a resume may --set another)
     names = [f.name for f in fields(Samples)]

@@ -20,7 +20,14 @@ from safetensors.torch import load_file, save_file
 from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata, save_policy
 
 from ..batched.trainer import tensorboard_logger
-from ..checkpoints import checked_policy, learn_and_save, read_trainer_state, written_whole
+from ..checkpoints import (
+    checked_policy,
+    learn_and_save,
+    load_optimizer,
+    optimizer_tensors,
+    read_trainer_state,
+    written_whole,
+)
 from ..config import ConfigError, TrainResult
 from ..lineage import LINEAGE, grown_from
 from ..speed import report_speed
@@ -68,11 +75,7 @@ def save_checkpoint(folder: Path, trainer: RolloutAdvantageTrainer, run_name: st
     extra = {"run_name": run_name, "num_timesteps": step, LINEAGE: trainer.lineage}
     meta = policy_metadata(config.rule_config, config.arch, config.to_dict(), **extra)
     policy_json = save_policy(folder / "policy", trainer.net.tensors(), meta)
-    optimizer = trainer.optimizer.state_dict()
-    tensors: dict[str, torch.Tensor] = {"rng.torch": torch.get_rng_state()}
-    for index, moments in optimizer["state"].items():
-        for key, value in moments.items():
-            tensors[f"optimizer.{index}.{key}"] = value.detach().cpu().clone()
+    tensors: dict[str, torch.Tensor] = {"rng.torch": torch.get_rng_state(), **optimizer_tensors(trainer.optimizer)}
     for key, value in trainer.head.tensors().items():
         tensors[f"{HEAD}{key}"] = torch.from_numpy(value)
     for i, (_, snap) in enumerate(trainer.pool):
@@ -83,7 +86,7 @@ def save_checkpoint(folder: Path, trainer: RolloutAdvantageTrainer, run_name: st
         "trainer": config.trainer,
         "num_timesteps": step,
         "n_updates": trainer.n_updates,
-        "optimizer_param_groups": optimizer["param_groups"],
+        "optimizer_param_groups": trainer.optimizer.state_dict()["param_groups"],
         "pool_steps": [s for s, _ in trainer.pool],
         "history": trainer.history,
         "run_name": run_name,
@@ -111,12 +114,7 @@ def restore(folder: Path, state: dict, trainer: RolloutAdvantageTrainer) -> None
         trainer.head.load_state_dict(head)
     except RuntimeError as err:
         raise ConfigError(f"{folder}: the advantage head does not fit the config's adv_layers: {err}") from None
-    moments: dict[int, dict[str, torch.Tensor]] = {}
-    for key, value in tensors.items():
-        if key.startswith("optimizer."):
-            _, index, name = key.split(".", 2)
-            moments.setdefault(int(index), {})[name] = value
-    trainer.optimizer.load_state_dict({"state": moments, "param_groups": state["optimizer_param_groups"]})
+    load_optimizer(trainer.optimizer, tensors, state["optimizer_param_groups"])
     torch.set_rng_state(tensors["rng.torch"])
     trainer.num_timesteps = int(state["num_timesteps"])
     trainer.n_updates = int(state["n_updates"])
