@@ -57,6 +57,9 @@ def restore_qnet(folder: Path, state: dict[str, Any], trainer: Any) -> None:
         raise ConfigError(f"{folder}: cannot resume: {err}") from None
     if not isinstance(network, QCheckpoint):
         raise ConfigError(f"{folder}: holds a policy network, not a Q-network; resume it with its own trainer")
-    if "optimizer_param_groups" not in state:
-        raise ConfigError(f"{folder}: trainer.json has no optimizer state (written before DMC runs resumed)")
+    if "rng.torch" not in tensors or "optimizer_param_groups" not in state:
+        raise ConfigError(
+            f"{folder}: no optimizer state to resume from (trainer.json's optimizer_param_groups and "
+            "trainer.safetensors' rng.torch; a checkpoint written before DMC runs resumed has neither)"
+        )
     trainer.restore(network, tensors, state)

@@ -165,3 +165,11 @@ def test_a_resume_refuses_a_checkpoint_of_another_network(smoke: tuple[Path, str
     wider = load_config(smoke[0] / "final" / "config.yaml", ["pi_layers=[64]"], saved=True)
     with pytest.raises(ConfigError, match="differs from the config's"):
         restore_qnet(smoke[0] / "final", state, DMCTrainer(wider, state["num_timesteps"]))
+
+
+def test_a_resume_refuses_a_checkpoint_without_optimizer_state(smoke: tuple[Path, str]) -> None:
+    state = json.loads((smoke[0] / "final" / "trainer.json").read_text())
+    del state["optimizer_param_groups"]
+    config = load_config(smoke[0] / "final" / "config.yaml", saved=True)
+    with pytest.raises(ConfigError, match="no optimizer state to resume from"):
+        restore_qnet(smoke[0] / "final", state, DMCTrainer(config, state["num_timesteps"]))
