@@ -3,11 +3,11 @@
 A best response trained by PPO (``sam-exploit``) is a lower bound on how exploitable a network is *for that
 learner*; a weak learner finds little and proves little. A search at decision time is a learner of another
 kind: :class:`~sam_env.agents.search.SearchBot` over the target's own network, with that network as the model
-of every other seat (``opponent_models=()``), ranks its candidates by the target's policy, plays its own seat
-in rollouts as the target would, and assumes that every other seat *is* the target — which, in this
-measurement, it is. So it looks for the moves that beat the target's replies on deals that agree with what
-the seat has seen, and its margin in duplicate against ``n - 1`` copies of the target is what one-step
-lookahead against a known opponent wins from it.
+of every other seat (``opponent_models=()``), ranks its candidates by the target's network (a policy's logits,
+a Q-network's values), plays its own seat in rollouts as the target would, and assumes that every other seat
+*is* the target — which, in this measurement, it is. So it looks for the moves that beat the target's replies on
+deals that agree with what the seat has seen, and its margin in duplicate against ``n - 1`` copies of the target
+is what one-step lookahead against a known opponent wins from it.
 
 The margin is a paired difference by construction: the target against ``n - 1`` copies of itself plays the
 same hand in every rotation of a deal (its moves are deterministic), so its own per-deal mean is exactly 0,
@@ -22,9 +22,11 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint
+from sam_env.agents.ppo.checkpoint import CheckpointError
+from sam_env.agents.qnet.bot import QBot
 from sam_env.agents.registry import BotSpec, label_of, load_bot
 from sam_env.agents.search import SearchBot
+from sam_env.agents.search.models import Network
 
 from sam_env.core import RuleConfig
 
@@ -55,15 +57,18 @@ DEFAULT_BUDGET = SearchBudget()
 """``ppo_search``'s budget without its inference: 64 deals, 8 candidates."""
 
 
-def target_network(spec: BotSpec, rules: RuleConfig) -> PolicyCheckpoint:
-    """The policy checkpoint of a network bot (shipped name, path, or a spec that builds a ``PPOBot``) for ``rules``."""
+def target_network(spec: BotSpec, rules: RuleConfig) -> Network:
+    """The checkpoint of a network bot for ``rules``: a shipped name, a path, or a spec that builds a ``PPOBot``
+    (a policy network) or a ``QBot`` (a Q-network, ``dmc``'s kind)."""
     bot = load_bot(spec, rules=rules)
-    if not isinstance(bot, PPOBot):
-        raise CheckpointError(f"{label_of(spec)!r} is not a policy network; the search probe searches over one")
+    if not isinstance(bot, (PPOBot, QBot)):
+        raise CheckpointError(
+            f"{label_of(spec)!r} is not a network (a policy or a Q-network); the search probe searches over one"
+        )
     return bot.checkpoint
 
 
-def probe_bot(target: PolicyCheckpoint, budget: SearchBudget = DEFAULT_BUDGET, name: str = "search probe") -> partial:
+def probe_bot(target: Network, budget: SearchBudget = DEFAULT_BUDGET, name: str = "search probe") -> partial:
     """A factory ``seed -> SearchBot`` of the probing search over ``target`` (it pickles to evaluation workers)."""
     return partial(
         SearchBot,

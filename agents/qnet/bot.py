@@ -49,7 +49,7 @@ class QBot(Bot):
         self.kind = arch.kind
         self.obs_size = checkpoint.obs_size
         self.n_players = checkpoint.rules.n_players
-        self.encoding_version = int(checkpoint.metadata["encoding_version"])
+        self.encoding_version = checkpoint.encoding_version
         # A later encoding's observation starts with this one's: the network reads that prefix (as PPOBot does).
         self._readable = readable_sizes(self.n_players, self.encoding_version)
         self._hidden = [(t[f"hidden.{i}.weight"], t[f"hidden.{i}.bias"]) for i in range(len(arch.layers))]
@@ -80,21 +80,31 @@ class QBot(Bot):
         move_part = move_features(obs[rows], actions) @ weight[:, self.obs_size :].T
         return self._forward_from(state_part[rows] + move_part)[:, 0]
 
-    def best_actions(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """``int64[k]``: each row's legal action of highest value — the network as a batched policy."""
+    def legal_values(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``float32[k, 201]``: each row's legal moves' Q-values, ``-inf`` at the illegal ones (how a search
+        ranks its candidates by this network, as it ranks them by a policy's logits)."""
         masks = np.asarray(action_masks, dtype=bool)
         if self.kind == "dqn":
-            return np.argmax(np.where(masks, self.action_values(observations), -np.inf), axis=1)
+            return np.where(masks, self.action_values(observations), -np.inf).astype(np.float32)
         rows, actions = legal_pairs(masks)
         values = np.full(masks.shape, -np.inf, dtype=np.float32)
         values[rows, actions] = self.move_values(observations, rows, actions)
-        return np.argmax(values, axis=1)
+        return values
+
+    def best_actions(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``int64[k]``: each row's legal action of highest value — the network as a batched policy."""
+        return np.argmax(self.legal_values(observations, action_masks), axis=1)
 
     __call__ = best_actions
 
+    def reads(self, size: int) -> bool:
+        """Whether an observation vector of ``size`` numbers is one the network reads: of its encoding version,
+        or of a later one, whose first numbers are its version's."""
+        return size in self._readable
+
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
         vector = observation["observation"]
-        if vector.ndim != 1 or vector.shape[0] not in self._readable:
+        if vector.ndim != 1 or not self.reads(vector.shape[0]):
             raise ValueError(
                 f"{self.name}: observation of shape {vector.shape}, but the network reads ({self.obs_size},): "
                 f"encoding version {self.encoding_version} (or a later version) of a {self.n_players}-player table"

@@ -112,6 +112,11 @@ class QCheckpoint:
     def obs_size(self) -> int:
         return int(self.metadata["observation_shape"][0])
 
+    @property
+    def encoding_version(self) -> int:
+        """The observation encoding the network was trained on (it reads a later version's prefix)."""
+        return int(self.metadata["encoding_version"])
+
     @classmethod
     def in_memory(cls, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any], source: str) -> QCheckpoint:
         checkpoint = cls({k: np.ascontiguousarray(v) for k, v in tensors.items()}, dict(metadata), source)

@@ -13,7 +13,8 @@ generator, so both make the same moves.
 
 At each decision with more than one legal move:
 
-1. **Candidates**: the network's ``candidates`` most probable legal moves.
+1. **Candidates**: the network's ``candidates`` preferred legal moves: a policy's most probable, a
+   Q-network's (``dmc``'s kind) highest valued.
 2. **Determinizations**: ``determinizations`` deals that agree with what the seat's observation
    shows. The seat keeps its own dealt cards (its hand and what it has played); every other seat
    gets what it has played plus a uniform draw, of the size it still holds, from the cards the
@@ -35,7 +36,7 @@ At each decision with more than one legal move:
    have been played — an instant win the real deal did not have, a forced báo 1 the sampled cards
    would not allow — is dropped; if every deal is dropped the network's move is played.
 4. **Rollout**: each copy plays its candidate, then the hand is played to its end: the seat itself
-   by the network's most probable legal move, every other seat by a model drawn for it once per
+   by the network's preferred legal move, every other seat by a model drawn for it once per
    sampled deal (the same for every candidate), uniformly (or from its posterior) from the network
    and ``opponent_models`` (batched policies: the compiled heuristic, other networks). A candidate's
    value is the seat's mean money from this decision to the end of the hand, over the deals; every
@@ -75,9 +76,10 @@ from sam_env.bot import Bot
 from sam_env.core import N_COMBOS, SeatView
 
 from ..ppo.bot import PPOBot, pretrained_checkpoint
-from ..ppo.checkpoint import PolicyCheckpoint
+from ..qnet.bot import QBot
+from ..qnet.checkpoint import QCheckpoint
 from .deals import DecisionPoint
-from .models import OpponentModel, shipped_search
+from .models import Network, OpponentModel, shipped_search
 
 if TYPE_CHECKING:
     from .engine import BatchedSearch, SearchResult
@@ -88,14 +90,14 @@ class SearchBot(Bot):
 
     Args:
         checkpoint: the network: the candidates' order, the seat's own play in rollouts and one of
-            the models of the other seats.
+            the models of the other seats; a policy (``PolicyCheckpoint``) or a Q-network (``QCheckpoint``).
         seed: seeds the sampled deals and the drawn opponent models (the bot's generator, used by one
             decision after another).
         determinizations: deals sampled per decision (the cost grows with it; 64 by default).
         opponent_models: models of the other seats in rollouts besides the network, each as likely a
-            priori as the network: ``"heuristic"``, a shipped network's name or a ``PolicyCheckpoint``
+            priori as the network: ``"heuristic"``, a shipped network's name or a checkpoint
             of the same table size (none by default; ``ppo_search``'s: :data:`~.models.SHIPPED_SEARCH`).
-        candidates: the network's most probable legal moves that are scored (8 by default).
+        candidates: the network's preferred legal moves that are scored (8 by default).
         proposals: with inference, the uniform deals weighed by the hand's history, of which the
             ``determinizations`` are drawn (0 by default: no inference, the deals are uniform).
         mismatch: with inference, the probability that a model's move differs from the real one.
@@ -106,7 +108,7 @@ class SearchBot(Bot):
 
     def __init__(
         self,
-        checkpoint: PolicyCheckpoint,
+        checkpoint: Network,
         seed: int | None = None,
         determinizations: int = 64,
         candidates: int = 8,
@@ -133,7 +135,7 @@ class SearchBot(Bot):
             mismatch=mismatch,
             max_tables=max(int(determinizations) * int(candidates), int(proposals)),
         )
-        self.network = PPOBot(checkpoint)
+        self.network: PPOBot | QBot = QBot(checkpoint) if isinstance(checkpoint, QCheckpoint) else PPOBot(checkpoint)
         """The network as a bot of its own (``network.checkpoint``: its weights)."""
         self.encoding_version = checkpoint.encoding_version
         self.n_players = checkpoint.rules.n_players

@@ -36,10 +36,10 @@ from sam_env.encoding import observation_layout
 from sam_env.vector.playouts import Playouts
 
 from ..ppo.checkpoint import PolicyCheckpoint
+from ..qnet.checkpoint import QCheckpoint
 from .deals import DecisionPoint, distinct, resample, sample_deals, uniform_models
 from .inference import HistoryScorer, choose, replay_histories
-from .models import OpponentModel, batched_policy, checked_model
-from .network import CompiledNetwork
+from .models import Network, OpponentModel, batched_policy, checked_model, move_scores, network_policy
 
 if TYPE_CHECKING:
     from sam_env.bot import BatchedPolicy
@@ -77,11 +77,12 @@ class BatchedSearch:
 
     Args:
         checkpoint: the network: the candidates' order, the seat's own play in rollouts and one of
-            the models of the other seats.
+            the models of the other seats. A policy (``PolicyCheckpoint``: candidates by its logits) or a
+            Q-network (``QCheckpoint``: by its values); either plays its preferred move in rollouts.
         determinizations: deals sampled per decision (64 by default).
-        candidates: the network's most probable legal moves scored per decision (8 by default).
+        candidates: the network's preferred legal moves scored per decision (8 by default).
         opponent_models: models of the other seats besides the network, each as likely a priori:
-            ``"heuristic"``, a shipped network's name or a ``PolicyCheckpoint`` of the same table size.
+            ``"heuristic"``, a shipped network's name or a checkpoint of either kind of the same table size.
         proposals: with inference, the uniform deals weighed by the hand's history, of which the
             ``determinizations`` are drawn (0 by default: no inference).
         mismatch: with inference, the probability that a model's move differs from the real one.
@@ -90,7 +91,7 @@ class BatchedSearch:
 
     def __init__(
         self,
-        checkpoint: PolicyCheckpoint,
+        checkpoint: Network,
         determinizations: int = 64,
         candidates: int = 8,
         *,
@@ -107,9 +108,9 @@ class BatchedSearch:
         self.mismatch = float(mismatch)
         largest = max(self.determinizations * self.candidates, self.proposals)
         self.max_tables = _int_at_least("max_tables", max_tables, largest)
-        if not isinstance(checkpoint, PolicyCheckpoint):
-            raise TypeError(f"checkpoint must be a PolicyCheckpoint, got {type(checkpoint).__name__}")
-        self.network = CompiledNetwork(checkpoint)
+        if not isinstance(checkpoint, (PolicyCheckpoint, QCheckpoint)):
+            raise TypeError(f"checkpoint must be a PolicyCheckpoint or a QCheckpoint, got {type(checkpoint).__name__}")
+        self.network = network_policy(checkpoint)
         self.encoding_version = checkpoint.encoding_version
         """The observations the playout tables write: the network's encoding (other models read their prefix)."""
         self.n_players = checkpoint.rules.n_players
@@ -134,11 +135,11 @@ class BatchedSearch:
         return self._policies
 
     def rank(self, points: Sequence[DecisionPoint]) -> list[np.ndarray]:
-        """Each decision's legal moves, the network's most probable first (ties: the lower index)."""
+        """Each decision's legal moves, the network's preferred first (ties: the lower index)."""
         observations = np.stack([p.observation for p in points])
         masks = np.stack([p.action_mask for p in points])
-        logits = self.network.logits(observations, masks)
-        return [p.legal[np.argsort(-logits[i, p.legal], kind="stable")] for i, p in enumerate(points)]
+        scores = move_scores(self.network, observations, masks)
+        return [p.legal[np.argsort(-scores[i, p.legal], kind="stable")] for i, p in enumerate(points)]
 
     def search(
         self,

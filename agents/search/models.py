@@ -11,17 +11,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from sam_env.core import RuleConfig
 
-from ..ppo.bot import pretrained_checkpoint, pretrained_names
 from ..ppo.checkpoint import PolicyCheckpoint
+from ..qnet.bot import QBot
+from ..qnet.checkpoint import QCheckpoint
+from ..shipped import shipped_checkpoint, shipped_names
 
 if TYPE_CHECKING:
     from sam_env.bot import BatchedPolicy
 
-OpponentModel = str | PolicyCheckpoint
+    from .network import CompiledNetwork
+
+Network = PolicyCheckpoint | QCheckpoint
+"""A network a search can rank its candidates by and roll out with: a policy (its logits) or a Q-network
+(its values); either plays its preferred legal move."""
+OpponentModel = str | Network
 """A model of the other seats in rollouts: ``"heuristic"`` (the heuristic bot, compiled), the name of a
-shipped network, or a network's checkpoint (its most probable legal move)."""
+shipped network, or a network's checkpoint (its preferred legal move: a policy's most probable, a
+Q-network's highest valued)."""
 
 
 @dataclass(frozen=True)
@@ -49,21 +59,22 @@ def _label(model: OpponentModel) -> str:
 
 def checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
     """``model``, as given, if it is a model that can play ``n_players`` seats; a clear error otherwise."""
-    if isinstance(model, str) and model != "heuristic":
-        if model not in pretrained_names():
-            fitting = [p for p in pretrained_names() if pretrained_checkpoint(p).rules.n_players == n_players]
-            raise ValueError(
-                f"opponent model {model!r}: expected 'heuristic', a shipped policy network of {n_players} seats "
-                f"({', '.join(fitting)}) or a PolicyCheckpoint"
-            )
-        seats = pretrained_checkpoint(model).rules.n_players
-    elif isinstance(model, PolicyCheckpoint):
-        seats = model.rules.n_players
-    elif model == "heuristic":
+    if model == "heuristic":
         return model
+    if isinstance(model, str):
+        if model not in shipped_names():
+            fitting = [p for p in shipped_names() if shipped_checkpoint(p).rules.n_players == n_players]
+            raise ValueError(
+                f"opponent model {model!r}: expected 'heuristic', a shipped network of {n_players} seats "
+                f"({', '.join(fitting)}), a PolicyCheckpoint or a QCheckpoint"
+            )
+        seats = shipped_checkpoint(model).rules.n_players
+    elif isinstance(model, Network):
+        seats = model.rules.n_players
     else:
         raise TypeError(
-            f"opponent model: expected 'heuristic', a shipped network's name or a PolicyCheckpoint, got {model!r}"
+            "opponent model: expected 'heuristic', a shipped network's name, a PolicyCheckpoint or a QCheckpoint, "
+            f"got {model!r}"
         )
     if seats != n_players:
         raise ValueError(
@@ -72,16 +83,30 @@ def checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
     return model
 
 
-def batched_policy(model: OpponentModel, rules: RuleConfig) -> BatchedPolicy:
-    """The batched policy of a checked model for these rules: a network compiled
-    (:class:`~.network.CompiledNetwork`), or the compiled heuristic, whose tables depend on the rules.
-    Imported here: both load numba, which the registry's other bots do not need."""
+def network_policy(network: Network) -> CompiledNetwork | QBot:
+    """A network as a batched policy: a policy compiled (:class:`~.network.CompiledNetwork`), a Q-network as
+    :class:`~sam_env.agents.qnet.bot.QBot` (its forward pass in numpy: a move's features enter its first layer)."""
     from .network import CompiledNetwork
 
-    if isinstance(model, PolicyCheckpoint):
-        return CompiledNetwork(model)
+    if isinstance(network, QCheckpoint):
+        return QBot(network)
+    return CompiledNetwork(network)
+
+
+def move_scores(policy: CompiledNetwork | QBot, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``float32[k, 201]``: what a network prefers its legal moves by (a policy's logits, a Q-network's
+    values; ``-inf`` at the illegal moves), the order in which a search takes its candidates."""
+    if isinstance(policy, QBot):
+        return policy.legal_values(observations, masks)
+    return policy.logits(observations, masks)
+
+
+def batched_policy(model: OpponentModel, rules: RuleConfig) -> BatchedPolicy:
+    """The batched policy of a checked model for these rules: a network (:func:`network_policy`), or the
+    compiled heuristic, whose tables depend on the rules. Imported here: both load numba, which the
+    registry's other bots do not need."""
     if model != "heuristic":
-        return CompiledNetwork(pretrained_checkpoint(model))
+        return network_policy(model if isinstance(model, Network) else shipped_checkpoint(model))
     from ..heuristic.compiled import BatchedHeuristic
 
     return BatchedHeuristic(rules)

@@ -43,8 +43,8 @@ class ReferenceSearch:
     Args:
         policies: the batched policy of every model: 0 is the network (the seat itself in rollouts),
             the others the models of the other seats.
-        rank: ``rank(observation, mask) -> logits`` of one decision: the candidates are its most
-            probable legal moves.
+        rank: ``rank(observation, mask) -> scores`` of one decision (a policy's logits, a Q-network's
+            values): the candidates are its highest-scored legal moves.
         rules: the rules of the decisions searched.
         determinizations: as for ``BatchedSearch``.
         candidates: as for ``BatchedSearch``.

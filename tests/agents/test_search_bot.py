@@ -259,7 +259,7 @@ def test_resampling_draws_deals_by_weight_and_models_by_posterior() -> None:
 @pytest.mark.parametrize(
     ("model", "error", "message"),
     [
-        ("nobody", ValueError, "expected 'heuristic', a shipped policy network"),
+        ("nobody", ValueError, "expected 'heuristic', a shipped network of 4 seats"),
         ("ppo_3p", ValueError, "'ppo_3p' plays 3 seats; the searched network plays 4"),
         (3, TypeError, "expected 'heuristic'"),
     ],

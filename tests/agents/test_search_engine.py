@@ -14,11 +14,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
+from sam_env.agents.qnet.bot import QBot
+from sam_env.agents.qnet.checkpoint import QCheckpoint
 from sam_env.agents.registry import load_bot, shipped_network_for
 from sam_env.agents.search import DecisionPoint, SearchBot
 from sam_env.agents.search.engine import BatchedSearch
+from sam_env.agents.search.models import Network, move_scores
 from sam_env.agents.search.network import CompiledNetwork
 from sam_env.agents.search.reference import ReferenceSearch
+from sam_env.agents.shipped import shipped_checkpoint
 from sam_env.evaluation.tournament import play_out
 
 import sam_env
@@ -96,10 +100,27 @@ def test_the_batched_search_makes_the_per_decision_searchs_moves(case: str) -> N
     rules, models, proposals = CASES[case]
     checkpoint = pretrained_checkpoint(shipped_network_for("ppo", rules))
     views = _views_after_a_chop() if case == "after-a-chop" else _views(rules, hands=3, seed=len(case))
+    assert case != "after-a-chop" or all(DecisionPoint.of(o, v).net for o, v in views)
+    _check_against_the_reference(checkpoint, rules, views, models, proposals)
+
+
+@pytest.mark.parametrize("models", [(), ("ppo", "heuristic")], ids=["alone", "with-other-models"])
+def test_a_search_over_a_q_network_makes_the_per_decision_searchs_moves(models: tuple[str, ...]) -> None:
+    """Over ``dmc`` (a Q-network): candidates by its values, its greedy moves in the rollouts."""
+    rules = RuleConfig()
+    checkpoint = shipped_checkpoint("dmc")
+    assert isinstance(checkpoint, QCheckpoint)
+    _check_against_the_reference(checkpoint, rules, _views(rules, hands=3, seed=11), models, 0)
+    assert isinstance(BatchedSearch(pretrained_checkpoint("ppo"), opponent_models=("dmc",)).policies(rules)[1], QBot)
+
+
+def _check_against_the_reference(
+    checkpoint: Network, rules: RuleConfig, views: list, models: tuple[str, ...], proposals: int
+) -> None:
+    """The batched search (in one batch, in chunks of two, and as ``SearchBot``) against the per-decision one."""
     points = [DecisionPoint.of(o, v) for o, v in views]
     late = sum(len(p.history) > 20 for p in points)
     assert len(points) >= 8 and late >= 2, (len(points), late)
-    assert case != "after-a-chop" or all(p.net for p in points)
     budget = {"opponent_models": models, "proposals": proposals}
     batched = BatchedSearch(checkpoint, DEALS, CANDIDATES, **budget).search(points, _generators(1, len(points)))
     small = max(DEALS * CANDIDATES, proposals) * 2  # chunks of two decisions
@@ -108,7 +129,7 @@ def test_the_batched_search_makes_the_per_decision_searchs_moves(case: str) -> N
     policies = chunked.policies(rules)
     reference = ReferenceSearch(
         policies,
-        lambda o, m: policies[0].logits(o[None], m[None])[0],
+        lambda o, m: move_scores(policies[0], o[None], m[None])[0],
         rules,
         DEALS,
         CANDIDATES,

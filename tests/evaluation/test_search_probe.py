@@ -51,7 +51,7 @@ def test_the_margin_is_a_paired_difference_against_the_target_playing_itself(tar
 
 
 def test_a_bot_that_is_not_a_network_is_refused() -> None:
-    with pytest.raises(CheckpointError, match="'heuristic' is not a policy network"):
+    with pytest.raises(CheckpointError, match="'heuristic' is not a network \\(a policy or a Q-network\\)"):
         search_probe("heuristic", RULES, 1, seed=0, budget=SMALL, workers=1, progress=False)
 
 
