@@ -8,6 +8,9 @@ section (``--section``, headed ``--title``) of the page given with ``--markdown`
 rollout-advantage runs).
 
     python benchmarks/paired_margin.py --candidate runs/RUN/final --baseline ppo --against heuristic --deals 1000
+
+``--share 0.9`` adds the candidate against 90 % of the baseline's margin, paired deal by deal (a target posed as a
+share of another bot's margin is met when that row's lower bound is above 0).
 """
 
 from __future__ import annotations
@@ -30,12 +33,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2024, help="the deals (pick one no run trained or evaluated on)")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--label", default=None, help="the candidate's name in the table (default: its path)")
+    parser.add_argument(
+        "--share",
+        type=float,
+        default=None,
+        help="also the candidate against this share of the baseline's margin, paired (0.9: is it 90 %% of it?)",
+    )
     parser.add_argument("--markdown", default=None, help="write the section into this page")
     parser.add_argument(
         "--section", default="paired_margin", help="the page's section to write (default paired_margin)"
     )
     parser.add_argument("--title", default="A short run, measured", help="the section's heading")
     args = parser.parse_args()
+    if args.share is not None and not 0 < args.share <= 1:
+        parser.error(f"--share must be a share of the baseline's margin in (0, 1], got {args.share}")
     rules = load_bot(args.candidate).checkpoint.rules  # a network's own table
     opponents = (args.against,) * (rules.n_players - 1)
     matches = [Match(args.candidate, opponents), Match(args.baseline, opponents)]
@@ -49,6 +60,9 @@ def main() -> None:
         f"| {args.baseline} | {opposition} | {args.deals:,} | {cells.format(*mean_ci(baseline))} |",
         f"| **{label} − {args.baseline}** (paired) | | | **{cells.format(*paired_difference(candidate, baseline))}** |",
     ]
+    if args.share is not None:
+        share = paired_difference(candidate, args.share * baseline)
+        rows.append(f"| **{label} − {args.share:g} × {args.baseline}** (paired) | | | **{cells.format(*share)}** |")
     table = "\n".join(["| bot | opponents | deals | X/hand [95 % CI] |", "|---|---|---:|---:|", *rows])
     how = (
         f"Duplicate deals (every seat rotation), seed {args.seed}, greedy moves; the difference is paired deal by "
