@@ -6,6 +6,7 @@ import argparse
 import os
 import platform
 import random
+import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -171,7 +172,8 @@ def table(rows: list[Row], reference: Row | None, decisions_column: bool = True)
 
 
 def command_line() -> str:
-    return " ".join([os.path.relpath(sys.argv[0]), *sys.argv[1:]])
+    """This script's command line as a shell reads it back (arguments with spaces quoted)."""
+    return shlex.join([os.path.relpath(sys.argv[0]), *sys.argv[1:]])
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -77,12 +77,21 @@ def test_copy_network_ships_either_kind_under_a_new_stem(tmp_path) -> None:
         assert all((bot.checkpoint.tensors[k] == v).all() for k, v in original.items())
 
 
-def test_the_shipped_dmc_network_was_made_by_its_record() -> None:
-    """configs/records/dmc_long.yaml is the run that made agents/pretrained/dmc: every field its metadata records
+DMC_RECORDS = {"dmc": "dmc_long.yaml", "dmc_2p": "dmc_2p.yaml", "dmc_3p": "dmc_3p.yaml"}
+"""Each shipped Deep Monte-Carlo network and the record (configs/records/) of the run that made it."""
+
+
+@pytest.mark.parametrize("name", sorted(DMC_RECORDS))
+def test_each_shipped_dmc_network_was_made_by_its_record(name: str) -> None:
+    """The record is the run that made agents/pretrained/<name>: every field its metadata records
     (where the run wrote and whether it drew a progress bar aside)."""
     from sam_env.training.trainers import load_config
 
-    record = load_config(ROOT / "configs" / "records" / "dmc_long.yaml").to_dict()
-    made = json.loads((PRETRAINED_DIR / "dmc.json").read_text(encoding="utf-8"))["training"]
+    record = load_config(ROOT / "configs" / "records" / DMC_RECORDS[name]).to_dict()
+    made = json.loads((PRETRAINED_DIR / f"{name}.json").read_text(encoding="utf-8"))["training"]
     aside = {"run_dir", "progress_bar"}
     assert {k: v for k, v in record.items() if k not in aside} == {k: v for k, v in made.items() if k not in aside}
+
+
+def test_every_shipped_q_network_has_the_record_of_its_run() -> None:
+    assert set(Q_NETWORKS) == set(DMC_RECORDS)
