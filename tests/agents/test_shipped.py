@@ -77,7 +77,7 @@ def test_copy_network_ships_either_kind_under_a_new_stem(tmp_path) -> None:
         assert all((bot.checkpoint.tensors[k] == v).all() for k, v in original.items())
 
 
-DMC_RECORDS = {"dmc": "dmc_long.yaml", "dmc_2p": "dmc_2p.yaml", "dmc_3p": "dmc_3p.yaml"}
+DMC_RECORDS = {"dmc": "dmc_long.yaml", "dmc_2p": "dmc_2p.yaml", "dmc_3p": "dmc_3p.yaml", "dmc_5p": "dmc_5p.yaml"}
 """Each shipped Deep Monte-Carlo network and the record (configs/records/) of the run that made it."""
 
 
