@@ -1,7 +1,7 @@
 """``BatchedSearch``: determinized search over many decisions at once, in one batch of playout tables.
 
 For each decision with more than one legal move (the algorithm is :mod:`.reference`'s, module
-docstring of :mod:`sam_env.agents.search`): the network's ``candidates`` most probable legal moves;
+docstring of :mod:`sam_env.agents.search`): the network's ``candidates`` preferred legal moves;
 ``determinizations`` deals drawn from the decision's own generator (with inference: drawn from
 ``proposals`` weighed by how well the models explain the other seats' past moves) and a model for
 every other seat on each deal; every candidate played on every deal to the end of the hand; the
@@ -16,9 +16,12 @@ What makes it fast is the batch, not a different computation:
   inference tables) and the table copied once per other candidate, instead of replayed per candidate;
 * forced moves are made inside the compiled step, money is read from the ledgers, and
   observations are written only where a model chooses;
-* the network's forward pass (:class:`~.network.CompiledNetwork`) adds up only the non-zero inputs'
+* a policy network's forward pass (:class:`~.network.CompiledNetwork`) adds up only the non-zero inputs'
   weights and computes only the legal moves' logits, and each row's result does not depend on the
   batch, so a decision searched alone or among hundreds gets the same moves and the same values.
+  A Q-network is played by :class:`~sam_env.agents.qnet.bot.QBot` (numpy matrix products): its values
+  can differ in the last bits with the batch, so only a near tie between two moves could make the
+  batched and the per-decision search part (the differential test checks they do not on its deals).
 
 ``tests/agents/test_search_engine.py`` checks it against :class:`~.reference.ReferenceSearch`
 decision by decision (moves, candidates, values, deals replayed), inference included.
