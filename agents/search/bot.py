@@ -75,9 +75,10 @@ import numpy as np
 from sam_env.bot import Bot
 from sam_env.core import N_COMBOS, SeatView
 
-from ..ppo.bot import PPOBot, pretrained_checkpoint
+from ..ppo.bot import PPOBot
 from ..qnet.bot import QBot
 from ..qnet.checkpoint import QCheckpoint
+from ..shipped import shipped_checkpoint
 from .deals import DecisionPoint
 from .models import Network, OpponentModel, shipped_search
 
@@ -147,10 +148,10 @@ class SearchBot(Bot):
 
     @classmethod
     def pretrained(cls, network: str = "ppo", seed: int | None = None, *, label: str | None = None) -> SearchBot:
-        """The registry's ``ppo_search``: search over a shipped network, with the models and inference
-        of :func:`~.models.shipped_search` for its table size (``label``: the name in reports, default
-        ``"ppo_search"``)."""
-        checkpoint = pretrained_checkpoint(network)
+        """The registry's ``ppo_search``: search over a shipped network (a policy, or a Q-network such as
+        ``dmc``), with the models and inference of :func:`~.models.shipped_search` for its table size
+        (``label``: the name in reports, default ``"ppo_search"``)."""
+        checkpoint = shipped_checkpoint(network)
         shipped = shipped_search(checkpoint.rules.n_players)
         return cls(
             checkpoint, seed=seed, opponent_models=shipped.opponent_models, proposals=shipped.proposals, name=label

@@ -10,11 +10,13 @@ import dataclasses
 import numpy as np
 import pytest
 from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
+from sam_env.agents.qnet.bot import QBot
 from sam_env.agents.registry import load_bot, shipped_network_for
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.deals import resample, sample_deals
 from sam_env.agents.search.models import shipped_search
 from sam_env.agents.search.reference import PRUNE_LOG_WEIGHT
+from sam_env.agents.shipped import shipped_checkpoint
 from sam_env.evaluation.tournament import play_out
 
 import sam_env
@@ -317,6 +319,14 @@ def test_ppo_search_loads_for_every_table_size(n_players: int) -> None:
     assert bot.opponent_models == (("ppo_v1", "heuristic") if n_players == 4 else ())
     assert bot.proposals == (512 if n_players == 4 else 0)
     assert load_bot("ppo_search").n_players == 4 and load_bot("ppo_search").opponent_models == ("ppo_v1", "heuristic")
+
+
+def test_a_search_over_a_shipped_q_network_is_built_by_name() -> None:
+    """``SearchBot.pretrained`` takes any shipped network's name, ``dmc`` (a Q-network) as well as ``ppo``."""
+    bot = SearchBot.pretrained("dmc", seed=1, label="dmc_search")
+    assert isinstance(bot.network, QBot) and bot.network.checkpoint is shipped_checkpoint("dmc")
+    assert bot.n_players == 4 and bot.name == "dmc_search"
+    assert bot.opponent_models == ("ppo_v1", "heuristic") and bot.proposals == 512
 
 
 def test_bad_candidates_are_refused() -> None:
