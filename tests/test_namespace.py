@@ -166,7 +166,7 @@ def test_a_distribution_that_owns_the_generic_names_works_beside_sam_env(tmp_pat
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     assert lines[0] == "other project: agents|other project: training|other project: evaluation|other project: apps"
-    assert lines[1] == "True ['dmc', 'greedy']"
+    assert lines[1] == "True ['dmc', 'dmc_2p']"
     assert lines[2] == "False", "the environment with the shipped networks as opponents loads no torch"
 
 
