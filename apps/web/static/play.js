@@ -93,6 +93,10 @@ async function request(path, body) {
 }
 
 async function newGame() {
+  if (state.busy) return;
+  // Busy from the click on: the deal button stays disabled while the last game is ended and the new one dealt.
+  state.busy = true;
+  renderControls();
   showMessage($("message"), "Dealing…", true);
   if (state.gameId) {
     await endGame(state.gameId);
