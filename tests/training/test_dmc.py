@@ -22,6 +22,7 @@ from sam_env.training.dmc.targets import Decisions, monte_carlo_returns, renumbe
 from sam_env.training.dmc.trainer import DMCTrainer
 from sam_env.training.qnet_state import restore_qnet
 from sam_env.training.trainers import load_config
+from sam_env.utils.files import file_sha256
 from train_script import run_train, smoke_fixture
 
 import sam_env
@@ -149,6 +150,7 @@ def test_a_run_resumes_from_its_checkpoint_with_network_optimizer_and_history(
             assert torch.equal(value, moments[key]), key
     assert (trainer.num_timesteps, trainer.history) == (before["num_timesteps"], before["history"])
 
+    parent_sha256 = file_sha256(run / "final" / "policy.safetensors")
     total = before["num_timesteps"] + 2000
     stdout = run_train(tmp_path, "--resume", str(run), "--set", f"total_timesteps={total}")
     assert f"resuming {run.name} at step {before['num_timesteps']:,}" in stdout
@@ -158,6 +160,30 @@ def test_a_run_resumes_from_its_checkpoint_with_network_optimizer_and_history(
     steps = [key for key in moments if key.endswith(".step")]
     resumed = load_file(str(run / "final" / "trainer.safetensors"))
     assert steps and all(resumed[key] > moments[key] for key in steps), "Adam's step counts go on too"
+    [record] = load_qnet(run / "final" / "policy.json").metadata["lineage"]
+    assert record["how"] == "resume" and record["steps"] == before["num_timesteps"]
+    assert record["weights_sha256"] == parent_sha256, "the lineage names the checkpoint it resumed from"
+
+
+def test_a_run_starts_from_another_q_network_and_records_it_in_its_lineage(smoke: tuple[Path, str]) -> None:
+    final = smoke[0] / "final"
+    parent = load_qnet(final / "policy.json")
+    config = load_config(final / "config.yaml", [f"init_from={final}"], saved=True)
+    trainer = DMCTrainer(config)
+    assert all(np.array_equal(value, parent.tensors[key]) for key, value in trainer.net.tensors().items())
+    [record] = trainer.snapshot().metadata["lineage"]
+    assert record["how"] == "init_from" and record["steps"] == parent.metadata["num_timesteps"]
+    assert record["weights_sha256"] == file_sha256(final / "policy.safetensors")
+    assert trainer.num_timesteps == 0 and trainer.history == [], "a new run: its counts start at zero"
+
+
+def test_init_from_refuses_what_is_not_a_q_network_of_the_configs_layers(smoke: tuple[Path, str]) -> None:
+    with pytest.raises(ConfigError, match="init_from"):
+        DMCConfig(init_from="")
+    with pytest.raises(ConfigError, match="init_from: 'ppo_v1' is not a Q-network"):
+        DMCTrainer(DMCConfig(num_tables=4, init_from="ppo_v1"))
+    with pytest.raises(ConfigError, match="set pi_layers and activation to the network's"):
+        DMCTrainer(DMCConfig(num_tables=4, init_from=str(smoke[0] / "final")))  # layers [32], the config's [256, 256]
 
 
 def test_a_resume_refuses_a_checkpoint_of_another_network(smoke: tuple[Path, str], tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from sam_env.agents.qnet.checkpoint import QArch
 
-from ..config import EvalRunConfig
+from ..config import EvalRunConfig, require_field
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,11 @@ class DMCConfig(EvalRunConfig):
         batch_size: decisions per gradient step.
         n_epochs: passes over each collection's finished decisions (DouZero uses each sample once).
         max_grad_norm: gradient clipping (DouZero's 40).
+        init_from: a Q-network bot (a shipped name such as ``dmc``, or a checkpoint path of format
+            ``sam-env-qnet``) whose weights a new run starts from, to train a shipped network further
+            without its optimizer state (Adam's moments start afresh; ``--resume`` continues a run of
+            one's own with them). Its layers and table must be the config's; its lineage, and it, are
+            recorded in the new network's metadata (:mod:`sam_env.training.lineage`).
     """
 
     trainer: str = "dmc"
@@ -46,6 +51,7 @@ class DMCConfig(EvalRunConfig):
     max_grad_norm: float = 40.0
     eval_every: int = 200_000
     checkpoint_every: int = 500_000
+    init_from: str | None = None
 
     def check(self) -> None:
         super().check()
@@ -54,6 +60,9 @@ class DMCConfig(EvalRunConfig):
         self._require_number("epsilon", lambda v: 0 <= v <= 1, "a number in [0, 1]")
         for name in ("learning_rate", "max_grad_norm"):
             self._require_number(name, lambda v: v > 0, "a number > 0")
+        init = self.init_from
+        ok = init is None or (isinstance(init, str) and init != "")
+        require_field("init_from", init, ok, "null or a Q-network bot (a shipped name such as dmc, or a path)")
 
     @property
     def q_arch(self) -> QArch:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
+from sam_env.agents.registry import load_bot
+from sam_env.agents.qnet.bot import QBot
 from sam_env.agents.qnet.checkpoint import QCheckpoint, qnet_metadata
 from sam_env.agents.qnet.features import move_features
 from sam_env.agents.qnet.network import QNetwork
@@ -25,7 +27,9 @@ from sam_env import VectorEnv
 
 from .. import progress
 from ..checkpoints import load_optimizer, optimizer_tensors
+from ..config import ConfigError
 from ..evaluate import EvaluatesDuringTraining
+from ..lineage import LINEAGE, grown_from
 from ..schedule import StepSchedule
 from ..speed import SpeedMeter
 from .config import DMCConfig
@@ -33,6 +37,25 @@ from .selfplay import CollectStats, SelfPlay
 from .targets import Decisions, renumber
 
 ALGORITHM = "DMC (Deep Monte-Carlo, DouZero's)"
+
+
+def starting_network(config: DMCConfig, obs_size: int) -> QCheckpoint:
+    """The Q-network ``config.init_from`` names, refused (:class:`ConfigError` naming ``init_from``) unless it
+    is a Q-network of the config's layers for the config's table."""
+    spec = config.init_from
+    bot = load_bot(spec, rules=config.rule_config)
+    if not isinstance(bot, QBot):
+        raise ConfigError(
+            f"init_from: {spec!r} is not a Q-network; trainer: dmc starts from a Q-network (a shipped name such "
+            "as dmc, or a checkpoint of format sam-env-qnet)"
+        )
+    start = bot.checkpoint
+    if start.arch != config.q_arch or start.obs_size != obs_size:
+        raise ConfigError(
+            f"init_from: {spec!r} has the network {start.arch} on {start.obs_size} inputs, the config "
+            f"{config.q_arch} on {obs_size}; set pi_layers and activation to the network's"
+        )
+    return start
 
 
 class DMCTrainer(EvaluatesDuringTraining):
@@ -53,6 +76,12 @@ class DMCTrainer(EvaluatesDuringTraining):
         torch.manual_seed(int(seeds[0].generate_state(1)[0]))
         venv = VectorEnv(config.num_tables, config.rule_config, seed=int(seeds[1].generate_state(1)[0]))
         self.net = QNetwork(config.q_arch, venv.observation_size)
+        self.lineage: list[dict] = []
+        """The checkpoints this run grew from, the oldest first (:mod:`sam_env.training.lineage`)."""
+        if config.init_from is not None and start_step == 0:
+            start = starting_network(config, venv.observation_size)
+            self.net.load_tensors(start.tensors)
+            self.lineage = grown_from(start, "init_from")
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
         self.decisions = Decisions.allocate(config.num_tables * config.n_steps, venv.observation_size)
         rng = np.random.default_rng(seeds[2])
@@ -71,7 +100,10 @@ class DMCTrainer(EvaluatesDuringTraining):
     def snapshot(self) -> QCheckpoint:
         """The network now, as a validated in-memory checkpoint (what evaluations and checkpoints use)."""
         c = self.config
-        meta = qnet_metadata(c.rule_config, c.q_arch, ALGORITHM, c.to_dict(), num_timesteps=self.num_timesteps)
+        extra = {LINEAGE: self.lineage} if self.lineage else {}
+        meta = qnet_metadata(
+            c.rule_config, c.q_arch, ALGORITHM, c.to_dict(), num_timesteps=self.num_timesteps, **extra
+        )
         return QCheckpoint.in_memory(self.net.tensors(), meta, f"dmc network at step {self.num_timesteps}")
 
     def state_tensors(self) -> dict[str, torch.Tensor]:
@@ -80,8 +112,10 @@ class DMCTrainer(EvaluatesDuringTraining):
 
     def restore(self, network: QCheckpoint, tensors: dict[str, torch.Tensor], state: dict) -> None:
         """Continue from a checkpoint: its network, optimizer moments (with ``state``'s param groups), counts and
-        evaluation history. Decisions whose hands were still being played when it was written are not kept."""
+        evaluation history; the checkpoint becomes the newest entry of the run's lineage. Decisions whose hands
+        were still being played when it was written are not kept."""
         self.net.load_tensors(network.tensors)
+        self.lineage = grown_from(network, "resume")
         load_optimizer(self.optimizer, tensors, state["optimizer_param_groups"])
         torch.set_rng_state(tensors["rng.torch"])
         self.num_timesteps = int(state["num_timesteps"])
