@@ -22,11 +22,11 @@ from sam_env.training.dmc.targets import Decisions, monte_carlo_returns, renumbe
 from sam_env.training.dmc.trainer import DMCTrainer
 from sam_env.training.qnet_state import restore_qnet
 from sam_env.training.trainers import load_config
-from sam_env.utils.files import file_sha256
 from train_script import run_train, smoke_fixture
 
 import sam_env
 from sam_env import RuleConfig
+from sam_env.utils.files import file_sha256
 
 SMOKE = ("--config", "tests/training/configs/dmc_smoke.yaml")
 

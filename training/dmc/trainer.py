@@ -15,11 +15,11 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from sam_env.agents.registry import load_bot
 from sam_env.agents.qnet.bot import QBot
 from sam_env.agents.qnet.checkpoint import QCheckpoint, qnet_metadata
 from sam_env.agents.qnet.features import move_features
 from sam_env.agents.qnet.network import QNetwork
+from sam_env.agents.registry import load_bot
 from stable_baselines3.common.logger import Logger
 from tqdm import tqdm
 
@@ -101,9 +101,7 @@ class DMCTrainer(EvaluatesDuringTraining):
         """The network now, as a validated in-memory checkpoint (what evaluations and checkpoints use)."""
         c = self.config
         extra = {LINEAGE: self.lineage} if self.lineage else {}
-        meta = qnet_metadata(
-            c.rule_config, c.q_arch, ALGORITHM, c.to_dict(), num_timesteps=self.num_timesteps, **extra
-        )
+        meta = qnet_metadata(c.rule_config, c.q_arch, ALGORITHM, c.to_dict(), num_timesteps=self.num_timesteps, **extra)
         return QCheckpoint.in_memory(self.net.tensors(), meta, f"dmc network at step {self.num_timesteps}")
 
     def state_tensors(self) -> dict[str, torch.Tensor]:
