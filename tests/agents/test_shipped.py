@@ -77,19 +77,29 @@ def test_copy_network_ships_either_kind_under_a_new_stem(tmp_path) -> None:
         assert all((bot.checkpoint.tensors[k] == v).all() for k, v in original.items())
 
 
-DMC_RECORDS = {"dmc": "dmc_long.yaml", "dmc_2p": "dmc_2p.yaml", "dmc_3p": "dmc_3p.yaml", "dmc_5p": "dmc_5p.yaml"}
+DMC_RECORDS = {
+    "dmc": "dmc_long.yaml",
+    "dmc_2p": "dmc_2p.yaml",
+    "dmc_3p": "dmc_3p.yaml",
+    "dmc_5p": "dmc_5p.yaml",
+    "dmc_v2": "dmc_more.yaml",
+}
 """Each shipped Deep Monte-Carlo network and the record (configs/records/) of the run that made it."""
 
 
 @pytest.mark.parametrize("name", sorted(DMC_RECORDS))
 def test_each_shipped_dmc_network_was_made_by_its_record(name: str) -> None:
     """The record is the run that made agents/pretrained/<name>: every field its metadata records
-    (where the run wrote and whether it drew a progress bar aside)."""
+    (where the run wrote and whether it drew a progress bar aside; a field the config gained after the run
+    must hold the value that every run had before it)."""
     from sam_env.training.trainers import load_config
 
     record = load_config(ROOT / "configs" / "records" / DMC_RECORDS[name]).to_dict()
     made = json.loads((PRETRAINED_DIR / f"{name}.json").read_text(encoding="utf-8"))["training"]
     aside = {"run_dir", "progress_bar"}
+    later = {"init_from": None}  # fields added to the config after the run, at the value that ran before them
+    assert all(record[k] == v for k, v in later.items() if k not in made), "a later field set away from its old value"
+    aside |= {k for k in later if k not in made}
     assert {k: v for k, v in record.items() if k not in aside} == {k: v for k, v in made.items() if k not in aside}
 
 
