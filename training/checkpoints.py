@@ -26,12 +26,17 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec
+from typing import Any, Concatenate, ParamSpec, overload
 
 import torch
 from safetensors import SafetensorError, safe_open
+from sam_env.agents.ppo.bot import PPOBot
 from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyCheckpoint, load_policy
+from sam_env.agents.qnet.bot import QBot
 from sam_env.agents.qnet.checkpoint import QCheckpoint, is_qnet_checkpoint, load_qnet
+from sam_env.agents.registry import load_bot
+
+from sam_env.core import RuleConfig
 
 from .config import ConfigError, RunConfig
 
@@ -251,6 +256,31 @@ def check_resume(folder: Path, trainer: Mapping[str, Any], config: RunConfig) ->
             f"cannot resume: {folder}: cannot read the trainer state (trainer.json + trainer.safetensors) to resume: "
             f"{err}"
         ) from None
+
+
+_NETWORK_KINDS: dict[type, tuple[str, str]] = {
+    PPOBot: ("a policy network", "a shipped PPO name such as ppo_v1, or a checkpoint of format sam-env-policy"),
+    QBot: ("a Q-network", "a shipped name such as dmc, or a checkpoint of format sam-env-qnet"),
+}
+"""Each kind of network bot: what it is called in messages, and how to name one."""
+
+
+@overload
+def network_of(spec: str, rules: RuleConfig, source: str, kind: type[PPOBot] = ...) -> PolicyCheckpoint: ...
+@overload
+def network_of(spec: str, rules: RuleConfig, source: str, kind: type[QBot]) -> QCheckpoint: ...
+def network_of(
+    spec: str, rules: RuleConfig, source: str, kind: type[PPOBot] | type[QBot] = PPOBot
+) -> PolicyCheckpoint | QCheckpoint:
+    """The checkpoint (:class:`PolicyCheckpoint` for ``kind=PPOBot``, :class:`QCheckpoint` for ``kind=QBot``) of the
+    network bot ``spec`` (a shipped name or a path) that fits ``rules``; ``source`` (the config field or option that
+    named it) starts the :class:`ConfigError` for a bot of another kind or one that is not a network."""
+    bot = load_bot(spec, rules=rules)
+    wanted, how = _NETWORK_KINDS[kind]
+    if not isinstance(bot, kind):
+        found = next((f"{name}, not {wanted}" for k, (name, _) in _NETWORK_KINDS.items() if isinstance(bot, k)), None)
+        raise ConfigError(f"{source}: {spec!r} is {found or 'not ' + wanted}; {source} takes {wanted} ({how})")
+    return bot.checkpoint
 
 
 def checked_network(folder: Path, config: RunConfig) -> PolicyCheckpoint | QCheckpoint:

@@ -180,7 +180,7 @@ def test_a_run_starts_from_another_q_network_and_records_it_in_its_lineage(smoke
 def test_init_from_refuses_what_is_not_a_q_network_of_the_configs_layers(smoke: tuple[Path, str]) -> None:
     with pytest.raises(ConfigError, match="init_from"):
         DMCConfig(init_from="")
-    with pytest.raises(ConfigError, match="init_from: 'ppo_v1' is not a Q-network"):
+    with pytest.raises(ConfigError, match="init_from: 'ppo_v1' is a policy network, not a Q-network"):
         DMCTrainer(DMCConfig(num_tables=4, init_from="ppo_v1"))
     with pytest.raises(ConfigError, match="set pi_layers and activation to the network's"):
         DMCTrainer(DMCConfig(num_tables=4, init_from=str(smoke[0] / "final")))  # layers [32], the config's [256, 256]

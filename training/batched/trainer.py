@@ -28,6 +28,7 @@ from tqdm import tqdm
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 from .. import progress
+from ..checkpoints import network_of
 from ..config import ConfigError
 from ..evaluate import EvaluatesDuringTraining
 from ..schedule import StepSchedule
@@ -64,19 +65,6 @@ def frozen_opponent_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheck
         f"{source}: {spec!r} is not a network nor a batched policy; a best response trains against a network "
         "(a shipped name, a checkpoint) or a batched policy of your own (observations, masks) -> actions"
     )
-
-
-def network_of(spec: str, rules: RuleConfig, source: str) -> PolicyCheckpoint:
-    """The checkpoint of a policy network bot (a shipped name or a path) that fits ``rules``; ``source``
-    (the config field or option that named it) starts the error for a bot that is not one."""
-    bot = load_bot(spec, rules=rules)
-    if not isinstance(bot, PPOBot):
-        kind = "a Q-network" if isinstance(bot, QBot) else "not a policy network"
-        raise ConfigError(
-            f"{source}: {spec!r} is {kind}; {source} takes a policy network (a shipped PPO name such as ppo_v1, or "
-            "a checkpoint of format sam-env-policy)"
-        )
-    return bot.checkpoint
 
 
 class BatchedTrainer(EvaluatesDuringTraining):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -19,14 +20,13 @@ from sam_env.agents.qnet.bot import QBot
 from sam_env.agents.qnet.checkpoint import QCheckpoint, qnet_metadata
 from sam_env.agents.qnet.features import move_features
 from sam_env.agents.qnet.network import QNetwork
-from sam_env.agents.registry import load_bot
 from stable_baselines3.common.logger import Logger
 from tqdm import tqdm
 
 from sam_env import VectorEnv
 
 from .. import progress
-from ..checkpoints import load_optimizer, optimizer_tensors
+from ..checkpoints import load_optimizer, network_of, optimizer_tensors
 from ..config import ConfigError
 from ..evaluate import EvaluatesDuringTraining
 from ..lineage import LINEAGE, grown_from
@@ -42,17 +42,10 @@ ALGORITHM = "DMC (Deep Monte-Carlo, DouZero's)"
 def starting_network(config: DMCConfig, obs_size: int) -> QCheckpoint:
     """The Q-network ``config.init_from`` names, refused (:class:`ConfigError` naming ``init_from``) unless it
     is a Q-network of the config's layers for the config's table."""
-    spec = config.init_from
-    bot = load_bot(spec, rules=config.rule_config)
-    if not isinstance(bot, QBot):
-        raise ConfigError(
-            f"init_from: {spec!r} is not a Q-network; trainer: dmc starts from a Q-network (a shipped name such "
-            "as dmc, or a checkpoint of format sam-env-qnet)"
-        )
-    start = bot.checkpoint
+    start = network_of(config.init_from, config.rule_config, "init_from", kind=QBot)
     if start.arch != config.q_arch or start.obs_size != obs_size:
         raise ConfigError(
-            f"init_from: {spec!r} has the network {start.arch} on {start.obs_size} inputs, the config "
+            f"init_from: {config.init_from!r} has the network {start.arch} on {start.obs_size} inputs, the config "
             f"{config.q_arch} on {obs_size}; set pi_layers and activation to the network's"
         )
     return start
@@ -76,7 +69,7 @@ class DMCTrainer(EvaluatesDuringTraining):
         torch.manual_seed(int(seeds[0].generate_state(1)[0]))
         venv = VectorEnv(config.num_tables, config.rule_config, seed=int(seeds[1].generate_state(1)[0]))
         self.net = QNetwork(config.q_arch, venv.observation_size)
-        self.lineage: list[dict] = []
+        self.lineage: list[dict[str, Any]] = []
         """The checkpoints this run grew from, the oldest first (:mod:`sam_env.training.lineage`)."""
         if config.init_from is not None and start_step == 0:
             start = starting_network(config, venv.observation_size)

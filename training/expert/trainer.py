@@ -38,7 +38,7 @@ DISTILL = 4
 
 def search_models(config: ExpertConfig) -> tuple[OpponentModel, ...]:
     """The search's models of the other seats besides the network, ready for the engine."""
-    from ..batched.trainer import network_of
+    from ..checkpoints import network_of
 
     rules = config.rule_config
     return tuple(m if m == "heuristic" else network_of(m, rules, "search_models") for m in config.search_models)
@@ -54,7 +54,7 @@ class ExpertTrainer(EvaluatesDuringTraining):
     """
 
     def __init__(self, config: ExpertConfig, logger: Logger | None = None, fresh: bool = True) -> None:
-        from ..batched.trainer import network_of
+        from ..checkpoints import network_of
 
         self.config = config
         rules = config.rule_config

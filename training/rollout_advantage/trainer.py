@@ -29,7 +29,7 @@ from sam_env.encoding import observation_size
 
 from .. import progress
 from ..batched.rollout import Seating
-from ..batched.trainer import network_of
+from ..checkpoints import network_of
 from ..evaluate import EvaluatesDuringTraining
 from ..lineage import LINEAGE, grown_from
 from ..schedule import StepSchedule
