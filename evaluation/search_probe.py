@@ -31,7 +31,9 @@ from sam_env.agents.search.models import Network
 from sam_env.core import RuleConfig
 
 from .exploitability import Row as BestResponseRow
+from .exploitability import read_figure
 from .matches import Match
+from .report import read_section
 from .tournament import MatchResult, run_matches
 
 SECTION = "search_probe"
@@ -104,7 +106,8 @@ def search_probe(
 
 @dataclass(frozen=True)
 class ProbeRow:
-    """One probe as the table shows it, from a ``sam-exploit --probe search --out`` record."""
+    """One probe as the table shows it: built from a ``sam-exploit --probe search --out`` record, or read back
+    off the page's table (:func:`probe_page_rows`), which may hold the only copy of an earlier probe's figures."""
 
     bot: str
     seats: int
@@ -129,6 +132,42 @@ class ProbeRow:
             record["seconds"] / 60,
         )
 
+    @property
+    def key(self) -> tuple[int, str]:
+        """Identity and sort order in the table: seats, then bot (one probe of each, as the table shows one)."""
+        return self.seats, self.bot
+
+    @classmethod
+    def from_line(cls, line: str) -> ProbeRow:
+        """A row of the table as :meth:`line` writes it (the last cell, the best response's, is the page's to
+        recompute); a typographic minus (−) reads as a minus."""
+        bot, seats, budget, margin, ci, deals, minutes, _ = (c.strip() for c in line.strip().strip("|").split("|"))
+        low, high = (read_figure(x) for x in ci.strip("[]").split(","))
+        return cls(
+            bot.strip("`"),
+            int(seats),
+            budget,
+            read_figure(margin.split("**")[1]),
+            low,
+            high,
+            int(deals.replace(",", "")),
+            float(minutes.removesuffix(" min")),
+        )
+
+    def line(self, beside: str = "–") -> str:
+        """The table row, its target mark read from the interval, ``beside`` in the best response's cell."""
+        margin = f"**{self.margin:+.2f}** {_mark(self.ci_low, self.ci_high)}"
+        return (
+            f"| `{self.bot}` | {self.seats} | {self.budget} | {margin} | [{self.ci_low:+.2f}, {self.ci_high:+.2f}] | "
+            f"{self.deals:,} | {self.minutes:.0f} min | {beside} |"
+        )
+
+
+def probe_page_rows(page: str) -> list[ProbeRow]:
+    """The probes already in the page's section (none where it has no section yet)."""
+    body = read_section(page, SECTION) or ""
+    return [ProbeRow.from_line(line) for line in body.splitlines() if line.startswith("| `")]
+
 
 def _mark(low: float, high: float) -> str:
     """Against :data:`TARGET`, read on the interval: met by all of it, by none of it, or undecided."""
@@ -143,14 +182,10 @@ def probe_table(probes: Sequence[ProbeRow], best_responses: Sequence[BestRespons
         "wall time | PPO best response's largest margin (10M steps, 2,000 deals) |",
         "|---|---:|---|---:|---|---:|---:|---|",
     ]
-    for p in sorted(probes, key=lambda p: (p.seats, p.bot)):
+    for p in sorted(probes, key=lambda p: p.key):
         found = [r for r in best_responses if r.bot == p.bot and r.seats == p.seats]
         ppo = max(found, key=lambda r: r.margin, default=None)
-        beside = "–" if ppo is None else f"{ppo.margin:+.2f} [{ppo.ci_low:+.2f}, {ppo.ci_high:+.2f}]"
-        lines.append(
-            f"| `{p.bot}` | {p.seats} | {p.budget} | **{p.margin:+.2f}** {_mark(p.ci_low, p.ci_high)} | "
-            f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}] | {p.deals:,} | {p.minutes:.0f} min | {beside} |"
-        )
+        lines.append(p.line("–" if ppo is None else f"{ppo.margin:+.2f} [{ppo.ci_low:+.2f}, {ppo.ci_high:+.2f}]"))
     legend = (
         f"✓: the whole 95 % interval is at or below +{TARGET:.1f}; ✗: all of it is above; ?: it straddles the target. "
         "The best response's figure is from the table above, on 2,000 deals of the same seed (the probe's are the "

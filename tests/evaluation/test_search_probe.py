@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +15,16 @@ from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.evaluation.exploitability import Row as BestResponseRow
 from sam_env.evaluation.matches import Match
-from sam_env.evaluation.search_probe import ProbeRow, SearchBudget, probe_bot, probe_table, search_probe
+from sam_env.evaluation.report import write_section
+from sam_env.evaluation.search_probe import (
+    SECTION,
+    ProbeRow,
+    SearchBudget,
+    probe_bot,
+    probe_page_rows,
+    probe_table,
+    search_probe,
+)
 from sam_env.evaluation.stats import NET, paired_difference
 from sam_env.evaluation.tournament import run_matches
 
@@ -78,3 +90,54 @@ def test_the_table_lays_out_records_beside_the_best_responses_largest_margin() -
     )
     record["summary"] = {"x_per_hand": 1.5, "ci_low": 1.2, "ci_high": 1.8, "deals": 500}
     assert "**+1.50** ✗" in probe_table([ProbeRow.from_record(record)])
+
+
+def _record(bot: str, players: int, margin: float) -> dict:
+    return {
+        "probe": "search",
+        "bot": bot,
+        "network": bot,
+        "players": players,
+        "budget": {"determinizations": 64, "candidates": 8, "proposals": 0},
+        "seed": 0,
+        "seconds": 1200.0,
+        "summary": {
+            "x_per_hand": margin,
+            "ci_low": round(margin - 0.3, 2),
+            "ci_high": round(margin + 0.3, 2),
+            "deals": 500,
+        },
+    }
+
+
+def test_a_row_reads_back_off_the_page_as_it_was_written(tmp_path: Path) -> None:
+    probe = ProbeRow.from_record(_record("dmc", 4, -0.25))
+    assert ProbeRow.from_line(probe.line("+0.18 [+0.09, +0.27]")) == probe
+    assert ProbeRow.from_line(probe.line().replace("-", "−")) == probe  # the prose's minus reads as one
+    page = tmp_path / "page.md"
+    assert probe_page_rows(str(page)) == []
+    write_section(str(page), SECTION, probe_table([probe]))
+    assert probe_page_rows(str(page)) == [probe]
+
+
+def test_the_script_keeps_the_pages_probes_and_names_the_one_it_replaces(tmp_path: Path) -> None:
+    """benchmarks/search_probe_table.py as its docstring says: a new record adds its row, one of the same bot and
+    seats replaces the page's, and the others stay (their records are not kept in the repository)."""
+    page = tmp_path / "page.md"
+    kept, stale = ProbeRow.from_record(_record("ppo_2p", 2, 0.74)), ProbeRow.from_record(_record("dmc", 4, 0.77))
+    write_section(str(page), SECTION, probe_table([kept, stale]))
+    paths = []
+    for name, players, margin in (("dmc", 4, 0.5), ("dmc_v2", 4, 1.6)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(_record(name, players, margin)))
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "search_probe_table.py"
+    command = [sys.executable, str(script), *map(str, paths), "--markdown", str(page)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == f"replacing the page's row: {stale.line()}\n"
+    assert [(r.bot, r.margin) for r in probe_page_rows(str(page))] == [("ppo_2p", 0.74), ("dmc", 0.5), ("dmc_v2", 1.6)]
+    assert "**+1.60** ✗" in done.stdout
+    twice = subprocess.run(
+        [*command[:-2], str(paths[0]), *command[-2:]], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert twice.returncode == 2 and "two records for the same row" in twice.stderr
