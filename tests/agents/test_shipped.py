@@ -83,6 +83,8 @@ DMC_RECORDS = {
     "dmc_3p": "dmc_3p.yaml",
     "dmc_5p": "dmc_5p.yaml",
     "dmc_v2": "dmc_more.yaml",
+    "dmc_v2_2p": "dmc_2p_more.yaml",
+    "dmc_v2_5p": "dmc_5p_more.yaml",
 }
 """Each shipped Deep Monte-Carlo network and the record (configs/records/) of the run that made it."""
 ADDED_SINCE = {"init_from": None}

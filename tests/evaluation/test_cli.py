@@ -52,7 +52,8 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
     [
         (
             ["--candidates", "heuristic", "nobody"],
-            "unknown agent name(s) 'nobody'; known agents: dmc, dmc_2p, dmc_3p, dmc_5p, dmc_v2, greedy, heuristic",
+            "unknown agent name(s) 'nobody'; known agents: dmc, dmc_2p, dmc_3p, dmc_5p, dmc_v2, dmc_v2_2p, dmc_v2_5p, "
+            "greedy, heuristic",
         ),
         (["--candidates", "heuristic", "greedy", "--deals", "-5"], "--deals must be at least 1"),
         (["--candidates", "heuristic", "greedy", "--workers", "0"], "--workers must be at least 1"),
