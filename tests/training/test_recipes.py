@@ -75,7 +75,8 @@ def test_the_default_recipe_is_deep_monte_carlo_as_configs_dmc_trains_it() -> No
     threads and evaluations: the learning itself cannot drift apart between them."""
     default, dmc = load_config("default").to_dict(), load_config("dmc").to_dict()
     assert default["trainer"] == "dmc"
-    run_fields = {"name", "total_timesteps", "torch_threads", "progress_bar"} | {k for k in default if "eval" in k or "checkpoint" in k}
+    run_fields = {"name", "total_timesteps", "torch_threads", "progress_bar"}
+    run_fields |= {k for k in default if "eval" in k or "checkpoint" in k}
     learning = {k: v for k, v in default.items() if k not in run_fields}
     assert learning == {k: v for k, v in dmc.items() if k not in run_fields}
     assert "ppo_v1" in default["final_eval_opponents"], "the README's run reports its margin against ppo_v1"
