@@ -3,7 +3,8 @@
 The trainers that count steps (``sb3``, ``batched``, ``rollout_advantage``, ``dmc``, ``dqn``) do their
 periodic work between iterations, at the first iteration boundary at or past a multiple of the job's
 period, so a checkpoint at step N holds a policy trained on exactly N steps, and resuming from it (``sb3``,
-``batched`` and ``rollout_advantage`` resume; ``dmc`` and ``dqn`` do not yet) loses nothing.
+``batched``, ``rollout_advantage`` and ``dmc`` resume; ``dqn`` does not: its replay buffer is not saved) loses
+nothing.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -199,3 +200,44 @@ def test_a_resume_refuses_a_checkpoint_without_optimizer_state(smoke: tuple[Path
     config = load_config(smoke[0] / "final" / "config.yaml", saved=True)
     with pytest.raises(ConfigError, match="no optimizer state to resume from"):
         restore_qnet(smoke[0] / "final", state, DMCTrainer(config, state["num_timesteps"]))
+
+
+def _small(**fields: object) -> DMCConfig:
+    return DMCConfig(num_tables=32, n_steps=16, batch_size=256, pi_layers=(32,), epsilon=0.2, seed=3, **fields)
+
+
+def test_overlap_update_plays_one_update_behind_and_is_the_same_learning_one_iteration_later() -> None:
+    """With ``overlap_update`` an iteration fits the decisions that ended before its collection while the tables
+    play the network as it was before that fit. So its first iteration fits nothing, and its second fits exactly
+    what the in-turn trainer's first did, from the same weights and the same draws: the same weights after."""
+    in_turn, overlap = DMCTrainer(_small()), DMCTrainer(_small(overlap_update=True))
+    assert overlap.actor is not overlap.net and in_turn.actor is in_turn.net
+    start = overlap.net.tensors()
+    with ThreadPoolExecutor(1) as pool:
+        _, losses, targets = overlap.iterate(pool)
+        assert losses == [] and len(targets) == 0
+        assert all(np.array_equal(v, start[k]) for k, v in overlap.net.tensors().items())
+        _, overlap_losses, overlap_targets = overlap.iterate(pool)
+    _, in_turn_losses, in_turn_targets = in_turn.iterate(None)
+    assert len(in_turn_targets) > 0 and np.array_equal(overlap_targets, in_turn_targets)
+    assert overlap_losses == in_turn_losses
+    trained = in_turn.net.tensors()
+    assert any(not np.array_equal(v, start[k]) for k, v in trained.items())
+    assert all(np.array_equal(v, trained[k]) for k, v in overlap.net.tensors().items())
+    assert all(np.array_equal(v, trained[k]) for k, v in overlap.actor.tensors().items()), "the tables catch up"
+
+
+def test_overlap_update_runs_repeat_to_the_last_bit() -> None:
+    """Two threads, one seed: every draw keeps its thread and its order, so two runs train the same weights."""
+    weights = []
+    for _ in range(2):
+        trainer = DMCTrainer(_small(overlap_update=True, total_timesteps=3000, eval_every=0, progress_bar=False))
+        trainer.learn()
+        assert trainer.trained_decisions > 500
+        weights.append(trainer.net.tensors())
+    assert all(np.array_equal(v, weights[1][k]) for k, v in weights[0].items())
+
+
+def test_overlap_update_must_be_true_or_false() -> None:
+    with pytest.raises(ConfigError, match="overlap_update"):
+        DMCConfig(overlap_update="yes")  # type: ignore[arg-type]

@@ -37,6 +37,13 @@ class DMCConfig(EvalRunConfig):
             without its optimizer state (Adam's moments start afresh; ``--resume`` continues a run of
             one's own with them). Its layers and table must be the config's; its lineage, and it, are
             recorded in the new network's metadata (:mod:`sam_env.training.lineage`).
+        overlap_update: fit the decisions already finished on a second thread while the tables play the next
+            ``n_steps``, as DouZero's actors play on while its learner updates. The tables then play a copy of
+            the network as it was before that update (one update behind; the copy takes the new weights when
+            both are done), so with ``torch_threads: 1`` a run keeps two cores busy: the forward passes of
+            play and the update are each about half of a run's time. The order of every draw is fixed, so a
+            seed still fixes the run. Off, the update follows the collection on one thread (the records in
+            ``configs/records/`` were made that way and repeat only so).
     """
 
     trainer: str = "dmc"
@@ -52,6 +59,7 @@ class DMCConfig(EvalRunConfig):
     eval_every: int = 200_000
     checkpoint_every: int = 500_000
     init_from: str | None = None
+    overlap_update: bool = False
 
     def check(self) -> None:
         super().check()
@@ -63,6 +71,8 @@ class DMCConfig(EvalRunConfig):
         init = self.init_from
         ok = init is None or (isinstance(init, str) and init != "")
         require_field("init_from", init, ok, "null or a Q-network bot (a shipped name such as dmc, or a path)")
+        overlap = self.overlap_update
+        require_field("overlap_update", overlap, isinstance(overlap, bool), "true or false")
 
     @property
     def q_arch(self) -> QArch:

@@ -3,15 +3,20 @@
 One :class:`DMCTrainer` owns the tables (:class:`~.selfplay.SelfPlay`), the Q-network, its optimizer and
 the decisions waiting for their hand to end (:class:`~.targets.Decisions`). Each iteration plays
 ``n_steps`` table steps, takes the decisions whose hand has ended with their Monte-Carlo targets, and
-runs ``n_epochs`` passes of minibatch squared-error steps over them (DouZero's loss). Logs go to
+runs ``n_epochs`` passes of minibatch squared-error steps over them (DouZero's loss); with ``overlap_update`` the
+update of the decisions finished so far runs on a second thread while the tables play a copy of the network one
+update behind (:meth:`DMCTrainer.iterate`). Logs go to
 TensorBoard under the other trainers' tag names (``charts/``, ``train/``, ``eval/``, ``perf/``), so
 ``sam_env.training.curves`` plots a run.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -76,15 +81,19 @@ class DMCTrainer(EvaluatesDuringTraining):
             self.net.load_tensors(start.tensors)
             self.lineage = grown_from(start, "init_from")
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
+        self.actor = copy.deepcopy(self.net) if config.overlap_update else self.net
+        """The network the tables play: ``net`` itself, or with ``overlap_update`` a copy one update behind."""
         self.decisions = Decisions.allocate(config.num_tables * config.n_steps, venv.observation_size)
         rng = np.random.default_rng(seeds[2])
-        self.selfplay = SelfPlay(venv, self.net, self.decisions, config.epsilon, config.reward_scale, rng)
+        self.selfplay = SelfPlay(venv, self.actor, self.decisions, config.epsilon, config.reward_scale, rng)
         self.generator = np.random.default_rng(seeds[2].spawn(1)[0])
         self.logger = logger
         self.num_timesteps = start_step
         self.n_updates = 0
         self.trained_decisions = 0
         self.seconds = {"env": 0.0, "inference": 0.0, "update": 0.0, "eval": 0.0}
+        """Wall seconds of the loop's parts; with ``overlap_update``, ``update`` is the wait for the update thread
+        after a collection (the update's time beyond the collection's), so the parts still add up to the run's."""
         self.history: list[dict[str, float]] = []
         """One row per evaluation: step, wall seconds, and X/hand with CI per opponent."""
         self.speed = SpeedMeter()
@@ -106,6 +115,7 @@ class DMCTrainer(EvaluatesDuringTraining):
         evaluation history; the checkpoint becomes the newest entry of the run's lineage. Decisions whose hands
         were still being played when it was written are not kept."""
         self.net.load_tensors(network.tensors)
+        self.actor.load_state_dict(self.net.state_dict())
         self.lineage = grown_from(network, "resume")
         load_optimizer(self.optimizer, tensors, state["optimizer_param_groups"])
         torch.set_rng_state(tensors["rng.torch"])
@@ -121,25 +131,52 @@ class DMCTrainer(EvaluatesDuringTraining):
         bar = progress.bar(c.total_timesteps, self.num_timesteps, "move", c.progress_bar)
         self.wall_start = time.perf_counter()
         self.speed.mark(self.num_timesteps)
-        while self.num_timesteps < c.total_timesteps:
-            if schedule.due("eval", self.num_timesteps):
-                self.run_eval(label, bar)
-            if on_checkpoint is not None and schedule.due("checkpoint", self.num_timesteps):
-                on_checkpoint(self.num_timesteps)
-            stats = self.selfplay.collect(c.n_steps)
-            for key, seconds in stats.seconds.items():
-                self.seconds[key] += seconds
+        with ThreadPoolExecutor(1, thread_name_prefix="dmc-update") if c.overlap_update else nullcontext() as pool:
+            while self.num_timesteps < c.total_timesteps:
+                if schedule.due("eval", self.num_timesteps):
+                    self.run_eval(label, bar)
+                if on_checkpoint is not None and schedule.due("checkpoint", self.num_timesteps):
+                    on_checkpoint(self.num_timesteps)
+                stats, losses, targets = self.iterate(pool)
+                for key, seconds in stats.seconds.items():
+                    self.seconds[key] += seconds
+                self.num_timesteps += stats.moves
+                self.trained_decisions += len(targets)
+                progress.advance(bar, self.num_timesteps)
+                self.speed.mark(self.num_timesteps)
+                self._log(losses, targets, stats, bar)
+        bar.close()
+
+    def iterate(self, pool: ThreadPoolExecutor | None) -> tuple[CollectStats, list[float], np.ndarray]:
+        """One collection of ``n_steps`` table steps and one update: ``(collection, losses, targets trained on)``.
+
+        Without a pool the update fits the decisions whose hand ended by the end of this collection, after it.
+        With one (``overlap_update``) it fits those that ended before it, on the pool's thread while the
+        tables play ``actor``, which then takes the updated weights: every draw keeps its thread and its
+        order (the tables' from the self-play generator, the minibatches' from ``generator``), so a seed
+        still fixes the run.
+        """
+        if pool is None:
+            stats = self.selfplay.collect(self.config.n_steps)
             clock = time.perf_counter()
-            obs, actions, targets, moved = self.decisions.take_finished()
-            renumber(self.selfplay.trajectories.last, moved)
+            obs, actions, targets = self._take_finished()
             losses = self.update(obs, actions, targets)
             self.seconds["update"] += time.perf_counter() - clock
-            self.num_timesteps += stats.moves
-            self.trained_decisions += len(targets)
-            progress.advance(bar, self.num_timesteps)
-            self.speed.mark(self.num_timesteps)
-            self._log(losses, targets, stats, bar)
-        bar.close()
+            return stats, losses, targets
+        obs, actions, targets = self._take_finished()
+        fitting = pool.submit(self.update, obs, actions, targets)
+        stats = self.selfplay.collect(self.config.n_steps)
+        clock = time.perf_counter()
+        losses = fitting.result()
+        self.actor.load_state_dict(self.net.state_dict())
+        self.seconds["update"] += time.perf_counter() - clock
+        return stats, losses, targets
+
+    def _take_finished(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The decisions whose hand has ended, with their targets, taken out of the waiting ones."""
+        obs, actions, targets, moved = self.decisions.take_finished()
+        renumber(self.selfplay.trajectories.last, moved)
+        return obs, actions, targets
 
     def update(self, obs: np.ndarray, actions: np.ndarray, targets: np.ndarray) -> list[float]:
         """``n_epochs`` passes of minibatch steps of the squared error between Q(state, move) and the target."""
