@@ -16,7 +16,8 @@ the decisions (CPU time of the process, ``time.process_time``):
   not depend on the values);
 * the same, without the head (what the history alone costs);
 * ``dmc`` (shipped Q-network, 256 × 256 relu, version 1): one pass over the observation, then one row per legal
-  move of the move's features (``QBot.act``).
+  move of the move's features (``QBot.act``);
+* ``dmc_v2`` (shipped Q-network, ``dmc`` trained further: the 4-seat network of the strength targets).
 
     cd benchmarks && python bench_inference.py --cpu 1 --markdown ../docs/benchmark.md
 
@@ -109,6 +110,7 @@ def main() -> None:
         ),
         "version 2, no move head": PPOBot(random_network(layers, args.seed)),
         "`dmc` (shipped Q-network: version 1, one row per legal move)": shipped_bot("dmc"),
+        "`dmc_v2` (shipped Q-network: `dmc` trained further)": shipped_bot("dmc_v2"),
     }
     best = dict.fromkeys(rows, float("inf"))
     for bot in rows.values():  # warm: first calls, caches
