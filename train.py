@@ -1,6 +1,6 @@
 """Train a Sâm Lốc bot by self-play, then evaluate it in duplicate against the baselines.
 
-    python train.py                                     # configs/default.yaml: Deep Monte-Carlo, 30M moves
+    python train.py                                     # configs/default.yaml: Deep Monte-Carlo, 40M moves
     python train.py --config sb3                        # a recipe by name: sb3-contrib MaskablePPO against Python bots
     python train.py --config path/to/my_run.yaml        # a config file
     python train.py --set total_timesteps=2000000 --set rules.n_players=3

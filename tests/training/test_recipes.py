@@ -72,10 +72,11 @@ def test_sam_exploits_configs_are_package_data_not_files_of_the_checkout() -> No
 
 def test_the_default_recipe_is_deep_monte_carlo_as_configs_dmc_trains_it() -> None:
     """``python train.py``'s recipe and the DMC recipe of the algorithms table differ only in name, budget, torch's
-    threads and evaluations: the learning itself cannot drift apart between them."""
+    threads, whether the update overlaps the collection (the tables then play one update behind) and evaluations:
+    the learning itself cannot drift apart between them."""
     default, dmc = load_config("default").to_dict(), load_config("dmc").to_dict()
     assert default["trainer"] == "dmc"
-    run_fields = {"name", "total_timesteps", "torch_threads", "progress_bar"}
+    run_fields = {"name", "total_timesteps", "torch_threads", "overlap_update", "progress_bar"}
     run_fields |= {k for k in default if "eval" in k or "checkpoint" in k}
     learning = {k: v for k, v in default.items() if k not in run_fields}
     assert learning == {k: v for k, v in dmc.items() if k not in run_fields}
