@@ -87,7 +87,7 @@ DMC_RECORDS = {
     "dmc_v2_5p": "dmc_5p_more.yaml",
 }
 """Each shipped Deep Monte-Carlo network and the record (configs/records/) of the run that made it."""
-ADDED_SINCE = {"init_from": None}
+ADDED_SINCE = {"init_from": None, "overlap_update": False}
 """Config fields added after some shipped runs, at the value every run before them had (their metadata lacks them)."""
 
 
