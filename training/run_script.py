@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import sys
 import time
 import warnings
@@ -65,6 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fresh_name = f"{config.name}__s{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
     run_dir = run_dir_of(args.resume) if args.resume is not None else Path(config.run_dir) / fresh_name
     run_name = run_dir.name
+    fresh = not run_dir.exists()
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.to_dict(), sort_keys=False), encoding="utf-8")
     random.seed(config.seed)
@@ -76,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = trainer.train(config, run_dir, args.resume)
     except ConfigError as err:
+        if fresh:  # a run its trainer refused never started: leave no folder of it behind
+            shutil.rmtree(run_dir, ignore_errors=True)
         print(f"error: {err}", file=sys.stderr)
         return 2
 

@@ -89,8 +89,10 @@ def test_a_bad_field_is_refused_before_ray_starts() -> None:
     assert "Traceback" not in out.stderr and "Started a local Ray" not in out.stderr
 
 
-def test_more_env_runners_than_local_cpus_is_refused_instead_of_waiting_forever() -> None:
-    command = [sys.executable, "train.py", "--config", SMOKE, "--set", "num_env_runners=3"]
+def test_more_env_runners_than_local_cpus_is_refused_instead_of_waiting_forever(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    command = [sys.executable, "train.py", "--config", SMOKE, "--set", "num_env_runners=3", "--set", f"run_dir={runs}"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120, env=_without_ray_address())
     assert out.returncode == 2
     assert "error: 3 env runners need 3 CPUs of the local Ray, but num_cpus = 1" in out.stderr
+    assert list(runs.iterdir()) == [], "a run refused by its trainer leaves no run folder behind"
