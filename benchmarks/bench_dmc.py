@@ -2,16 +2,16 @@
 
 Why: the README's run trains ``configs/default.yaml`` on two cores for about ten minutes, so every move per
 second is strength. A DMC iteration is a collection (the tables' steps and the network's forward passes over
-every legal move) and an update (forward and backward passes over the finished decisions), each about half
-of the time. ``overlap_update`` runs the update on a second thread while the tables play the network one
-update behind (``sam_env.training.dmc``); this measures what it buys against the two ways of running
-without it: one torch thread, and two (torch's intra-op threads within each pass).
+every legal move) and an update (forward and backward passes over the finished decisions). ``overlap_update``
+runs the update on a second thread while the tables play the network one update behind
+(``sam_env.training.dmc``); this measures what it buys against the two ways of running without it: one torch
+thread, and two (torch's intra-op threads within each pass).
 
-Rows: the recipe (``configs/default.yaml``: 1,024 tables, 16 steps an update, 256×256, batches of 2,048)
-with evaluations and checkpoints off, from a fresh network; after ``--warm-up`` iterations (numba's cached
-compile, the first updates, the decisions waiting for their hands), ``--iterations`` iterations are timed by
-the wall clock and by the process's CPU time (both cores' work). Rounds are interleaved and each row keeps
-its fastest. Default rules (Sâm on), 4 seats.
+Rows: the recipe of ``configs/default.yaml`` with evaluations and checkpoints off, from a fresh network; after
+``--warm-up`` iterations (numba's cached compile, the first updates, the decisions waiting for their hands),
+``--iterations`` iterations are timed by the wall clock and by the process's CPU time (both cores' work).
+Rounds are interleaved and each row keeps its fastest. Moves count every seat's (forced ones included),
+decisions those with a choice, the ones trained on. The recipe's rules (the defaults: Sâm on, 4 seats).
 
     cd benchmarks && python bench_dmc.py --markdown ../docs/standard_algorithms.md
 
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import torch
 from common import command_line, machine_line, pin_to_cpu, write_section
+from sam_env.training.dmc.config import DMCConfig
 from sam_env.training.dmc.trainer import DMCTrainer
 from sam_env.training.recipes import recipe_path
 from sam_env.training.trainers import load_config
@@ -52,23 +53,30 @@ ROWS = (
 @dataclass
 class Timed:
     moves: int
+    decisions: int
     wall: float
     cpu: float
 
 
+def recipe(overlap: bool) -> DMCConfig:
+    """``configs/default.yaml`` with evaluations off and ``overlap_update`` as asked."""
+    overrides = ["eval_every=0", "progress_bar=false", f"overlap_update={str(overlap).lower()}"]
+    return load_config(recipe_path("default"), overrides)
+
+
 def time_row(row: Row, args: argparse.Namespace) -> Timed:
-    """Moves, wall and CPU seconds of ``--iterations`` iterations after ``--warm-up`` ones."""
-    overrides = ["eval_every=0", "progress_bar=false", f"overlap_update={str(row.overlap).lower()}"]
-    trainer = DMCTrainer(load_config(recipe_path("default"), overrides))
+    """Moves, decisions, wall and CPU seconds of ``--iterations`` iterations after ``--warm-up`` ones."""
+    trainer = DMCTrainer(recipe(row.overlap))
     torch.set_num_threads(row.threads)
     with ThreadPoolExecutor(1) if row.overlap else nullcontext() as pool:
         for _ in range(args.warm_up):
             trainer.iterate(pool)
-        moves, wall, cpu = 0, time.perf_counter(), time.process_time()
+        moves, decisions, wall, cpu = 0, 0, time.perf_counter(), time.process_time()
         for _ in range(args.iterations):
             stats, _, _ = trainer.iterate(pool)
             moves += stats.moves
-        return Timed(moves, time.perf_counter() - wall, time.process_time() - cpu)
+            decisions += stats.decisions
+        return Timed(moves, decisions, time.perf_counter() - wall, time.process_time() - cpu)
 
 
 def main() -> None:
@@ -87,18 +95,22 @@ def main() -> None:
                 best[row] = timed
     reference = best[ROWS[0]]
     lines = [
-        "| how the update runs | moves / wall s | vs in turn, one thread | CPU s / wall s |",
-        "|---|---:|---:|---:|",
+        "| how the update runs | moves / wall s | decisions / wall s | vs in turn, one thread | CPU s / wall s |",
+        "|---|---:|---:|---:|---:|",
     ]
     for row, timed in best.items():
         rate = timed.moves / timed.wall
         ratio = rate / (reference.moves / reference.wall)
-        lines.append(f"| {row.name} | {rate:,.0f} | {ratio:.2f}× | {timed.cpu / timed.wall:.2f} |")
+        cells = f"{rate:,.0f} | {timed.decisions / timed.wall:,.0f} | {ratio:.2f}× | {timed.cpu / timed.wall:.2f}"
+        lines.append(f"| {row.name} | {cells} |")
+    c = recipe(False)
+    rules = c.rule_config
     how = (
-        f"`configs/default.yaml`'s recipe (1,024 tables × 16 steps an update, 256×256, batches of 2,048), a fresh "
-        f"network, evaluations off; {args.iterations} iterations ({reference.moves:,} moves at every seat, forced "
-        f"ones included) timed after {args.warm_up}, best of {args.rounds} interleaved rounds; default rules "
-        f"(Sâm on), 4 seats; wall clock, and CPU time of the process over it (both cores' work). "
+        f"`configs/default.yaml`'s recipe ({c.num_tables:,} tables × {c.n_steps} steps an update, "
+        f"{'×'.join(map(str, c.pi_layers))}, batches of {c.batch_size:,}), a fresh network, evaluations off; "
+        f"{args.iterations} iterations ({reference.moves:,} moves at every seat, forced ones included) timed after "
+        f"{args.warm_up}, best of {args.rounds} interleaved rounds; {rules.n_players} seats, Sâm "
+        f"{'on' if rules.allow_sam else 'off'}; wall clock, and CPU time of the process over it (both cores' work). "
         f"`{command_line()}` — {machine_line(cpus)}"
     )
     body = "## Overlapping the update with the collection\n\n" + "\n".join(lines) + "\n\n" + how

@@ -78,8 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = trainer.train(config, run_dir, args.resume)
     except ConfigError as err:
-        if fresh:  # a run its trainer refused never started: leave no folder of it behind
-            shutil.rmtree(run_dir, ignore_errors=True)
+        if fresh and not any((run_dir / kept).exists() for kept in ("checkpoints", "final")):
+            shutil.rmtree(run_dir, ignore_errors=True)  # a run its trainer refused never started: leave no trace
         print(f"error: {err}", file=sys.stderr)
         return 2
 

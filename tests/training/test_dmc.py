@@ -153,7 +153,9 @@ def test_a_run_resumes_from_its_checkpoint_with_network_optimizer_and_history(
 
     parent_sha256 = file_sha256(run / "final" / "policy.safetensors")
     total = before["num_timesteps"] + 2000
-    stdout = run_train(tmp_path, "--resume", str(run), "--set", f"total_timesteps={total}")
+    stdout = run_train(
+        tmp_path, "--resume", str(run), "--set", f"total_timesteps={total}", "--set", "overlap_update=true"
+    )
     assert f"resuming {run.name} at step {before['num_timesteps']:,}" in stdout
     after = json.loads((run / "final" / "trainer.json").read_text())
     assert after["num_timesteps"] >= total and after["n_updates"] > before["n_updates"]
@@ -210,7 +212,7 @@ def test_overlap_update_plays_one_update_behind_and_is_the_same_learning_one_ite
     """With ``overlap_update`` an iteration fits the decisions that ended before its collection while the tables
     play the network as it was before that fit. So its first iteration fits nothing, and its second fits exactly
     what the in-turn trainer's first did, from the same weights and the same draws: the same weights after."""
-    in_turn, overlap = DMCTrainer(_small()), DMCTrainer(_small(overlap_update=True))
+    in_turn, overlap, frozen = DMCTrainer(_small()), DMCTrainer(_small(overlap_update=True)), DMCTrainer(_small())
     assert overlap.actor is not overlap.net and in_turn.actor is in_turn.net
     start = overlap.net.tensors()
     with ThreadPoolExecutor(1) as pool:
@@ -218,6 +220,10 @@ def test_overlap_update_plays_one_update_behind_and_is_the_same_learning_one_ite
         assert losses == [] and len(targets) == 0
         assert all(np.array_equal(v, start[k]) for k, v in overlap.net.tensors().items())
         _, overlap_losses, overlap_targets = overlap.iterate(pool)
+    for _ in range(2):
+        frozen.selfplay.collect(16)  # the starting weights throughout
+    tables = overlap.selfplay.batch.observation
+    assert np.array_equal(tables, frozen.selfplay.batch.observation), "the second collection played the old weights"
     _, in_turn_losses, in_turn_targets = in_turn.iterate(None)
     assert len(in_turn_targets) > 0 and np.array_equal(overlap_targets, in_turn_targets)
     assert overlap_losses == in_turn_losses
@@ -225,6 +231,18 @@ def test_overlap_update_plays_one_update_behind_and_is_the_same_learning_one_ite
     assert any(not np.array_equal(v, start[k]) for k, v in trained.items())
     assert all(np.array_equal(v, trained[k]) for k, v in overlap.net.tensors().items())
     assert all(np.array_equal(v, trained[k]) for k, v in overlap.actor.tensors().items()), "the tables catch up"
+    in_turn.iterate(None)  # its second collection plays the updated weights: other moves, other tables
+    assert not np.array_equal(in_turn.selfplay.batch.observation, tables)
+
+
+def test_a_resumed_overlapping_run_plays_the_checkpoints_network(smoke: tuple[Path, str]) -> None:
+    final = smoke[0] / "final"
+    state = json.loads((final / "trainer.json").read_text())
+    config = load_config(final / "config.yaml", ["overlap_update=true"], saved=True)
+    trainer = DMCTrainer(config, state["num_timesteps"])
+    restore_qnet(final, state, trainer)
+    saved = load_qnet(final / "policy.json").tensors
+    assert all(np.array_equal(value, saved[key]) for key, value in trainer.actor.tensors().items())
 
 
 def test_overlap_update_runs_repeat_to_the_last_bit() -> None:

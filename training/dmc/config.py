@@ -40,10 +40,12 @@ class DMCConfig(EvalRunConfig):
         overlap_update: fit the decisions already finished on a second thread while the tables play the next
             ``n_steps``, as DouZero's actors play on while its learner updates. The tables then play a copy of
             the network as it was before that update (one update behind; the copy takes the new weights when
-            both are done), so with ``torch_threads: 1`` a run keeps two cores busy: the forward passes of
-            play and the update are each about half of a run's time. The order of every draw is fixed, so a
-            seed still fixes the run. Off, the update follows the collection on one thread (the records in
-            ``configs/records/`` were made that way and repeat only so).
+            both are done), so with ``torch_threads: 1`` the update's passes run on a second core beside the
+            tables' (its speed: ``benchmarks/bench_dmc.py``). The order of every draw is fixed, so a seed still
+            fixes the run. A checkpoint then holds the network fitted to the hands that ended before the last
+            collection; the decisions of those that ended during it wait for the next update. Off, the update
+            follows the collection on one thread (the records made before this option ran so, and repeat only
+            so).
     """
 
     trainer: str = "dmc"

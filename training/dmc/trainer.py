@@ -92,8 +92,9 @@ class DMCTrainer(EvaluatesDuringTraining):
         self.n_updates = 0
         self.trained_decisions = 0
         self.seconds = {"env": 0.0, "inference": 0.0, "update": 0.0, "eval": 0.0}
-        """Wall seconds of the loop's parts; with ``overlap_update``, ``update`` is the wait for the update thread
-        after a collection (the update's time beyond the collection's), so the parts still add up to the run's."""
+        """Wall seconds of the loop's parts (logging and checkpoints aside); with ``overlap_update``, ``update`` is
+        taking the finished decisions out and the wait for the update thread after a collection (the update's time
+        beyond the collection's)."""
         self.history: list[dict[str, float]] = []
         """One row per evaluation: step, wall seconds, and X/hand with CI per opponent."""
         self.speed = SpeedMeter()
@@ -112,8 +113,9 @@ class DMCTrainer(EvaluatesDuringTraining):
 
     def restore(self, network: QCheckpoint, tensors: dict[str, torch.Tensor], state: dict) -> None:
         """Continue from a checkpoint: its network, optimizer moments (with ``state``'s param groups), counts and
-        evaluation history; the checkpoint becomes the newest entry of the run's lineage. Decisions whose hands
-        were still being played when it was written are not kept."""
+        evaluation history; the checkpoint becomes the newest entry of the run's lineage. Decisions not yet fitted
+        when it was written are not kept: those whose hands were still being played, and with ``overlap_update``
+        those whose hands ended during the last collection (the next update's)."""
         self.net.load_tensors(network.tensors)
         self.actor.load_state_dict(self.net.state_dict())
         self.lineage = grown_from(network, "resume")
@@ -163,13 +165,15 @@ class DMCTrainer(EvaluatesDuringTraining):
             losses = self.update(obs, actions, targets)
             self.seconds["update"] += time.perf_counter() - clock
             return stats, losses, targets
+        clock = time.perf_counter()
         obs, actions, targets = self._take_finished()
         fitting = pool.submit(self.update, obs, actions, targets)
+        waited = time.perf_counter() - clock
         stats = self.selfplay.collect(self.config.n_steps)
         clock = time.perf_counter()
         losses = fitting.result()
         self.actor.load_state_dict(self.net.state_dict())
-        self.seconds["update"] += time.perf_counter() - clock
+        self.seconds["update"] += waited + time.perf_counter() - clock
         return stats, losses, targets
 
     def _take_finished(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
