@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 import torch
@@ -68,7 +66,7 @@ def time_row(row: Row, args: argparse.Namespace) -> Timed:
     """Moves, decisions, wall and CPU seconds of ``--iterations`` iterations after ``--warm-up`` ones."""
     trainer = DMCTrainer(recipe(row.overlap))
     torch.set_num_threads(row.threads)
-    with ThreadPoolExecutor(1) if row.overlap else nullcontext() as pool:
+    with trainer.update_thread() as pool:
         for _ in range(args.warm_up):
             trainer.iterate(pool)
         moves, decisions, wall, cpu = 0, 0, time.perf_counter(), time.process_time()

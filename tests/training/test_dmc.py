@@ -215,7 +215,8 @@ def test_overlap_update_plays_one_update_behind_and_is_the_same_learning_one_ite
     in_turn, overlap, frozen = DMCTrainer(_small()), DMCTrainer(_small(overlap_update=True)), DMCTrainer(_small())
     assert overlap.actor is not overlap.net and in_turn.actor is in_turn.net
     start = overlap.net.tensors()
-    with ThreadPoolExecutor(1) as pool:
+    with overlap.update_thread() as pool:
+        assert isinstance(pool, ThreadPoolExecutor)
         _, losses, targets = overlap.iterate(pool)
         assert losses == [] and len(targets) == 0
         assert all(np.array_equal(v, start[k]) for k, v in overlap.net.tensors().items())

@@ -133,7 +133,7 @@ class DMCTrainer(EvaluatesDuringTraining):
         bar = progress.bar(c.total_timesteps, self.num_timesteps, "move", c.progress_bar)
         self.wall_start = time.perf_counter()
         self.speed.mark(self.num_timesteps)
-        with ThreadPoolExecutor(1, thread_name_prefix="dmc-update") if c.overlap_update else nullcontext() as pool:
+        with self.update_thread() as pool:
             while self.num_timesteps < c.total_timesteps:
                 if schedule.due("eval", self.num_timesteps):
                     self.run_eval(label, bar)
@@ -148,6 +148,13 @@ class DMCTrainer(EvaluatesDuringTraining):
                 self.speed.mark(self.num_timesteps)
                 self._log(losses, targets, stats, bar)
         bar.close()
+
+    def update_thread(self) -> ThreadPoolExecutor | nullcontext[None]:
+        """The context that :meth:`iterate` takes its pool from: a thread for the update with ``overlap_update``,
+        else none (``with trainer.update_thread() as pool: trainer.iterate(pool)``)."""
+        if self.config.overlap_update:
+            return ThreadPoolExecutor(1, thread_name_prefix="dmc-update")
+        return nullcontext()
 
     def iterate(self, pool: ThreadPoolExecutor | None) -> tuple[CollectStats, list[float], np.ndarray]:
         """One collection of ``n_steps`` table steps and one update: ``(collection, losses, targets trained on)``.
