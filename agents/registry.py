@@ -22,12 +22,14 @@ from .code_specs import is_code_spec, load_code_object
 from .greedy_bot import GreedyBot
 from .heuristic.bot import HeuristicBot
 from .panel import PANEL_BOTS
-from .ppo.bot import PPOBot
-from .ppo.checkpoint import CheckpointError, PolicyCheckpoint, check_table, is_checkpoint_path, load_policy
-from .qnet.bot import QBot
-from .qnet.checkpoint import QCheckpoint, is_qnet_checkpoint, load_qnet
+from .networks import catalogue
+from .networks.catalogue import is_shipped, resolve, shipped_bot
+from .networks.format import CheckpointError, check_table, is_checkpoint_path
+from .networks.policy.bot import PPOBot
+from .networks.policy.checkpoint import PolicyCheckpoint
+from .networks.qnet.bot import QBot
+from .networks.qnet.checkpoint import QCheckpoint, is_qnet_checkpoint
 from .search import SearchBot
-from .shipped import shipped_bot, shipped_names, shipped_network_for
 
 BotFactory = Callable[[int | None], Bot]
 
@@ -38,8 +40,11 @@ FACTORIES: dict[str, BotFactory] = {
 }
 # The held-out panel (agents/panel): evaluation opponents that no training config may seat.
 FACTORIES.update(PANEL_BOTS)
-# The pretrained networks shipped in agents/pretrained, by file stem ("ppo", "dmc").
-FACTORIES.update({name: partial(shipped_bot, name) for name in shipped_names()})
+# The shipped networks (agents/networks/catalogue.py): each network by its name and its aliases, each family
+# by its name (its 4-seat member where no table is given), and "best" (the recommended network).
+FACTORIES.update({name: partial(shipped_bot, name) for name in catalogue.shipped_names()})
+FACTORIES.update({name: partial(shipped_bot, resolve(name).name, label=name) for name in catalogue.families()})
+FACTORIES[catalogue.BEST] = partial(shipped_bot, resolve(catalogue.BEST).name, label=catalogue.BEST)
 # The shipped "ppo" networks with determinized search at decision time (agents/search/).
 FACTORIES[SearchBot.name] = partial(SearchBot.pretrained, "ppo")
 BUILT_IN = frozenset(FACTORIES)
@@ -101,8 +106,8 @@ def registered_at_run_time() -> dict[str, BotFactory]:
 
 BotSpec = str | os.PathLike | PolicyCheckpoint | QCheckpoint
 """What names a bot anywhere a bot is asked for: a registered name (``"heuristic"``, ``"ppo"``), a
-checkpoint path (see :func:`~sam_env.agents.ppo.checkpoint.checkpoint_files`; a policy, or a Q-network of
-:mod:`sam_env.agents.qnet`), or a checkpoint in memory. All three
+checkpoint path (see :func:`~sam_env.agents.networks.format.checkpoint_files`; a policy, or a Q-network of
+:mod:`sam_env.agents.networks.qnet`), or a checkpoint in memory. All three
 pickle, so a tournament sends specs to its worker processes and each builds its own bots.
 
 Your own code: a code spec ``package.module:attr`` or ``path/to/file.py:attr`` (:mod:`.code_specs`), or
@@ -120,10 +125,11 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
     bot, one naming what was expected.
 
     ``rules``: the table it must fit. Rule-based bots play every table. A network fits only the
-    seat count it was trained for (its observation layout depends on it): for a shipped name such as
-    ``"ppo"`` the shipped network made for these rules (or, failing that, for this seat count) is
-    chosen; a checkpoint that does not fit is refused with a :class:`~sam_env.agents.ppo.checkpoint.CheckpointError`
-    naming the table and what would fit. A path's metadata is checked against this sam-env before use.
+    seat count it was trained for (its observation layout depends on it): a shipped family name such as
+    ``"dmc_v2"`` loads its member for the table, ``"best"`` the recommended network for it
+    (:mod:`~sam_env.agents.networks.catalogue`); a name or checkpoint that does not fit is refused with a
+    :class:`~sam_env.agents.networks.format.CheckpointError` naming the table and what would fit. A path's
+    metadata is checked against this sam-env before use.
     ``"ppo_search"`` is the shipped ``"ppo"`` network for the table with search at decision time
     (:mod:`sam_env.agents.search`).
     """
@@ -146,18 +152,13 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
         if is_qnet_checkpoint(spec):
             return QBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=label_of(spec))
         return PPOBot.from_checkpoint(spec, seed=seed, n_players=n_players, name=label_of(spec))
-    if rules is not None and spec in shipped_names():
-        return shipped_bot(shipped_network_for(spec, rules), seed=seed, label=spec)
+    if rules is not None and is_shipped(spec):
+        return shipped_bot(resolve(spec, n_players).name, seed=seed, label=spec)
     if rules is not None and spec == SearchBot.name:
-        return SearchBot.pretrained(shipped_network_for("ppo", rules), seed=seed)
+        return SearchBot.pretrained(resolve("ppo", n_players).name, seed=seed)
     if spec in FACTORIES and spec not in BUILT_IN:  # registered at run time: given the rules too, where it takes them
         return as_bot(FACTORIES[spec], seed, rules, spec)
     return make_agent(spec, seed)
-
-
-def load_network(path: str | os.PathLike, n_players: int | None = None) -> PolicyCheckpoint | QCheckpoint:
-    """The checkpoint ``path`` names, checked: a policy, or a Q-network when its metadata says so."""
-    return load_qnet(path, n_players) if is_qnet_checkpoint(path) else load_policy(path, n_players)
 
 
 def label_of(spec: BotSpec | object) -> str:

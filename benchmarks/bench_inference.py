@@ -32,10 +32,11 @@ import time
 import numpy as np
 from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
 from sam_env.agents.heuristic.bot import HeuristicBot
-from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
-from sam_env.agents.ppo.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
-from sam_env.agents.qnet.bot import QBot
-from sam_env.agents.shipped import shipped_bot
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.catalogue import shipped_checkpoint
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.qnet.bot import QBot
+from sam_env.agents.networks.catalogue import shipped_bot
 from sam_env.evaluation.tournament import play_out
 
 import sam_env
@@ -101,7 +102,7 @@ def main() -> None:
     run_single_threaded()
     cpus = pin_to_cpu(args.cpu)
     states = decisions(args.hands, args.seed)
-    shipped = pretrained_checkpoint("ppo")
+    shipped = shipped_checkpoint("ppo")
     layers = shipped.arch
     rows = {
         "`ppo` (shipped: version 1, no move head)": PPOBot(shipped),

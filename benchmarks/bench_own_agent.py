@@ -30,7 +30,8 @@ from collections.abc import Callable
 import numpy as np
 import torch
 from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
-from sam_env.agents.ppo.bot import PPOBot
+from sam_env.agents.networks.catalogue import shipped_bot
+from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.evaluation.tasks import lockstep_deals
 from sam_env.evaluation.tournament import Match, MatchResult, run_matches
 
@@ -96,7 +97,7 @@ def main() -> None:
     torch.set_num_threads(1)
     cpus = pin_to_cpu(args.cpu)
     rules = RuleConfig()
-    ppo = PPOBot.pretrained("ppo")
+    ppo = shipped_bot("ppo")
     net = torch_network(ppo)
     rows: dict[str, object] = {
         "ppo (shipped network, numpy, one decision at a time)": "ppo",

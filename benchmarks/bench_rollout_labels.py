@@ -33,7 +33,7 @@ run_single_threaded()
 
 import numpy as np  # noqa: E402  (after the restart that caps the thread pools)
 import torch  # noqa: E402
-from sam_env.agents.ppo.bot import pretrained_checkpoint  # noqa: E402
+from sam_env.agents.networks.catalogue import shipped_checkpoint  # noqa: E402
 from sam_env.agents.search.network import CompiledNetwork  # noqa: E402
 from sam_env.training.batched.rollout import Seating  # noqa: E402
 from sam_env.training.rollout_advantage.collect import CollectStats, LabelCollector  # noqa: E402
@@ -84,7 +84,7 @@ class Measured:
 
 def collector(seats: Seats, label_share: float, args: argparse.Namespace, rules: RuleConfig) -> LabelCollector:
     rng = np.random.default_rng(args.seed)
-    network = pretrained_checkpoint("ppo")
+    network = shipped_checkpoint("ppo")
     seating = Seating(args.tables, rules.n_players, seats.learner_share, seats.opponents, rng)
     if seats.opponents.get("self_play"):
         seating.add(CompiledNetwork(network), keep=1)

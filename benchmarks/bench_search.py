@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
-from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.catalogue import shipped_checkpoint
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import DecisionPoint, engine
 from sam_env.agents.search.engine import BatchedSearch
@@ -132,7 +133,7 @@ def main() -> None:
     def rngs() -> list[np.random.Generator]:
         return [np.random.default_rng(c) for c in children]
 
-    checkpoint = pretrained_checkpoint("ppo")
+    checkpoint = shipped_checkpoint("ppo")
     rules = RuleConfig()
     clocks = Clocks()
     clocks.wrap(PPOBot, "best_actions", "models")
@@ -157,7 +158,7 @@ def main() -> None:
     numpy_policies = (
         numpy_bot.best_actions,
         *(
-            BatchedHeuristic(rules) if m == "heuristic" else PPOBot(pretrained_checkpoint(m)).best_actions
+            BatchedHeuristic(rules) if m == "heuristic" else PPOBot(shipped_checkpoint(m)).best_actions
             for m in models
         ),
     )

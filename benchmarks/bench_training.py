@@ -38,7 +38,7 @@ from pathlib import Path
 
 import torch
 from common import command_line, write_section
-from sam_env.agents.ppo.sb3 import policy_kwargs
+from sam_env.agents.networks.policy.sb3 import policy_kwargs
 from sam_env.training.batched.config import BatchedConfig
 from sam_env.training.batched.trainer import BatchedTrainer
 from sam_env.training.config import MaskedPPOConfig

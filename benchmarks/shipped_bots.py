@@ -31,7 +31,7 @@ from pathlib import Path
 
 from common import command_line, machine_line, run_single_threaded, write_section
 from sam_env.agents.panel import PANEL
-from sam_env.agents.shipped import shipped_checkpoint, shipped_names
+from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_names
 from sam_env.evaluation.panel import BASELINE, PanelRow, panel_matches, panel_rows
 from sam_env.evaluation.stats import Summary
 from sam_env.evaluation.tournament import Match, MatchResult, run_matches

@@ -25,17 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from sam_env.agents.code_specs import CODE_SPEC, is_code_spec
-from sam_env.agents.ppo.bot import PRETRAINED_DIR
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, checkpoint_files, is_checkpoint_path
-from sam_env.agents.qnet.checkpoint import QCheckpoint
+from sam_env.agents.networks.catalogue import SHIPPED_DIR, entry, is_shipped, resolve
+from sam_env.agents.networks.format import checkpoint_files, is_checkpoint_path
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
+from sam_env.agents.networks.qnet.checkpoint import QCheckpoint
 from sam_env.agents.registry import FACTORIES
 from sam_env.agents.search import SearchBot
-from sam_env.agents.shipped import shipped_names, shipped_network_for
-
 from sam_env.core import RuleConfig
 from sam_env.utils.files import file_sha256
 
-AGENTS_DIR = Path(PRETRAINED_DIR).parent
+AGENTS_DIR = SHIPPED_DIR.parents[1]
+"""The bots' folder, ``agents/``: a rule bot in a subpackage of it is hashed with its whole folder."""
 
 
 def files_sha256(paths: Iterable[Path], root: Path) -> str:
@@ -47,8 +47,8 @@ def files_sha256(paths: Iterable[Path], root: Path) -> str:
 
 
 def shipped_weights_sha256(name: str) -> str:
-    """SHA-256 of a shipped network's weights file (``agents/pretrained/<name>.safetensors``)."""
-    return file_sha256(PRETRAINED_DIR / f"{name}.safetensors")
+    """SHA-256 of a shipped network's weights file (``agents/networks/shipped/<name>.safetensors``; an alias's too)."""
+    return file_sha256(entry(name).weights)
 
 
 def tensors_sha256(tensors: dict[str, Any]) -> str:
@@ -91,13 +91,14 @@ def fingerprint(spec: object, rules: RuleConfig) -> dict[str, Any]:
         return _source_of(spec)
     text = os.fspath(spec)
     if isinstance(spec, str) and spec in FACTORIES:
-        if spec in shipped_names() or spec == SearchBot.name:
-            network = shipped_network_for("ppo" if spec == SearchBot.name else spec, rules)
+        if is_shipped(spec) or spec == SearchBot.name:
+            network = resolve("ppo" if spec == SearchBot.name else spec, rules.n_players).name
             search = " (with search at decision time: sam_env.agents.search)" if spec == SearchBot.name else ""
+            loads = "" if spec in (network, SearchBot.name) else f", what {spec!r} loads at {rules.n_players} seats"
             return {
                 "kind": "network",
                 "sha256": shipped_weights_sha256(network),
-                "of": f"the weights of the shipped network {network} ({network}.safetensors){search}",
+                "of": f"the weights of the shipped network {network} ({network}.safetensors){loads}{search}",
             }
         return _source_of(FACTORIES[spec])
     if isinstance(spec, str) and is_code_spec(spec):

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 import torch
-from sam_env.agents.ppo.network import mlp
+from sam_env.agents.networks.policy.network import mlp
 from sam_env.training.batched.ppo import advantages
 from sam_env.training.batched.trainer import BatchedTrainer
 from sam_env.training.trainers import load_config

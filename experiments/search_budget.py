@@ -27,7 +27,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from common import run_single_threaded
-from sam_env.agents.ppo.bot import pretrained_checkpoint
+from sam_env.agents.networks.catalogue import shipped_checkpoint
 from sam_env.agents.registry import load_bot, register
 from sam_env.agents.search import SearchBot
 from sam_env.evaluation.stats import NET, mean_ci
@@ -55,7 +55,7 @@ def search_bot(spec: str, seed: int | None = None) -> SearchBot:
     """The search a spec names, over the shipped ``ppo`` (the registry factory of ``search_<spec>``)."""
     determinizations, candidates, models, proposals = parse_search(spec)
     return SearchBot(
-        pretrained_checkpoint("ppo"),
+        shipped_checkpoint("ppo"),
         seed,
         determinizations,
         candidates,

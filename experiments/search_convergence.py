@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 from common import run_single_threaded
-from sam_env.agents.ppo.bot import pretrained_checkpoint
+from sam_env.agents.networks.catalogue import shipped_checkpoint
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.models import shipped_search
@@ -39,7 +39,7 @@ def valued_decisions(hands: int, sets: int, seed: int, proposals: int) -> np.nda
     of deals (NaN past the legal candidates and for a set none of whose deals could be replayed)."""
     models = shipped_search(4).opponent_models  # ppo_search's own models of the other seats
     bot = SearchBot(
-        pretrained_checkpoint("ppo"), seed, DEALS_PER_SET, CANDIDATES, opponent_models=models, proposals=proposals
+        shipped_checkpoint("ppo"), seed, DEALS_PER_SET, CANDIDATES, opponent_models=models, proposals=proposals
     )
     heuristic = load_bot("heuristic", seed=seed)
     env, rows = sam_env.env(), []

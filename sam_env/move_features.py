@@ -1,8 +1,8 @@
 """Move features: what a network that scores (state, move) pairs sees of a move, as DouZero encodes its actions.
 
 They belong to the encoding layer, beside :mod:`sam_env.encoding`: the Q-networks of
-:mod:`sam_env.agents.qnet` read them, and so does the move-scoring head of a policy network
-(:class:`sam_env.agents.ppo.checkpoint.PolicyArch`'s ``move_head``), in numpy, torch and compiled form.
+:mod:`sam_env.agents.networks.qnet` read them, and so does the move-scoring head of a policy network
+(:class:`sam_env.agents.networks.policy.checkpoint.PolicyArch`'s ``move_head``), in numpy, torch and compiled form.
 
 DouZero's Q-network scores each legal move from the state's features and the move's own (the cards it
 plays), so moves that share cards or structure share what is learned about them; a network with one

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from sam_env.agents.ppo.checkpoint import PolicyArch, policy_metadata, save_policy
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, policy_metadata, save_policy
 
 from sam_env import RuleConfig
 

@@ -132,7 +132,7 @@ def check_command(words: list[str]) -> str:
 
 def test_every_page_has_examples() -> None:
     assert len(PYTHON) >= 5 and len(SHELL) >= 4
-    assert {page for page, *_ in PYTHON} >= {"README.md", "docs/ppo_bot.md"}
+    assert {page for page, *_ in PYTHON} >= {"README.md", "docs/networks.md"}
     checked = {check_command(words) for *_, code in SHELL for words in commands(code)}
     assert {"python train.py", "sam-eval", "sam-play", "pip"} <= checked
 

@@ -19,7 +19,8 @@ from typing import Any, NamedTuple, TypeVar
 
 import yaml
 from sam_env.agents.panel import PANEL, is_panel_bot
-from sam_env.agents.ppo.checkpoint import ACTIVATIONS, PolicyArch
+from sam_env.agents.networks.layers import ACTIVATIONS
+from sam_env.agents.networks.policy.checkpoint import PolicyArch
 from sam_env.agents.registry import available
 
 from sam_env import RuleConfig, RuleConfigError

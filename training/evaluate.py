@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 from sam_env.evaluation.report import markdown_table, text_table
 from sam_env.evaluation.stats import Summary
 from sam_env.evaluation.tournament import Match, run_matches

@@ -6,7 +6,7 @@ metadata (``policy.json``, beside the safetensors) then carries ``lineage``: one
 the oldest first, so that a checkpoint says what it was trained from however many chunks made it:
 
 ``weights_sha256``
-    the parent's weights file's SHA-256 (its fingerprint: :func:`sam_env.agents.ppo.checkpoint.load_policy`
+    the parent's weights file's SHA-256 (its fingerprint: :func:`sam_env.agents.networks.policy.checkpoint.load_policy`
     checks it against the file, so a record names exactly one set of weights);
 ``steps``
     the parent's ``num_timesteps`` (what its trainer's ``total_timesteps`` counts);
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, load_policy
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, load_policy
 
 LINEAGE = "lineage"
 """The metadata key of the lineage list."""

@@ -2,7 +2,7 @@
 (:mod:`sam_env.training.checkpoints`): ``policy.*`` (the Q-network, format ``sam-env-qnet``, what bots load),
 ``trainer.json`` (the run's counts and evaluation history) and ``config.yaml``.
 
-A trainer here has ``config``, ``snapshot()`` (a :class:`~sam_env.agents.qnet.checkpoint.QCheckpoint`),
+A trainer here has ``config``, ``snapshot()`` (a :class:`~sam_env.agents.networks.qnet.checkpoint.QCheckpoint`),
 ``num_timesteps``, ``n_updates`` and ``history`` (DMC also ``trained_decisions``). A trainer that resumes (DMC)
 also has ``state_tensors()`` and ``restore()``: its optimizer's moments and torch's generator go to
 ``trainer.safetensors`` (their param groups to ``trainer.json``), and :func:`restore_qnet` reads them back.
@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
-from sam_env.agents.ppo.checkpoint import CheckpointError
-from sam_env.agents.qnet.checkpoint import QCheckpoint, save_qnet
+from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.qnet.checkpoint import QCheckpoint, save_qnet
 
 from .checkpoints import checked_network, written_whole
 from .config import ConfigError

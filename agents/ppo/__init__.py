@@ -1,8 +1,5 @@
-"""The trained network as a bot: the checkpoint format, the numpy player, the torch network and the SB3 policy.
+"""Deprecated since 0.4.0, removed in the next release: PPO policy networks live in :mod:`sam_env.agents.networks.policy`."""
 
-* :mod:`.checkpoint` — ``policy.json`` + ``policy.safetensors``: metadata, fingerprint, the checks on
-  load; :class:`~.checkpoint.PolicyArch`, the architecture record (layer sizes, tensor names, activation);
-* :mod:`.bot` — :class:`~.bot.PPOBot`, the actor evaluated in numpy, and the shipped networks;
-* :mod:`.network` — :class:`~.network.ActorCritic`, the one torch builder of the network (torch);
-* :mod:`.sb3` — the sb3-contrib policy a checkpoint was trained as (``policy_kwargs``, ``build_policy``).
-"""
+from sam_env.utils.deprecation import redirect_moved_package
+
+redirect_moved_package(__name__, "sam_env.agents.networks.policy")

@@ -75,10 +75,10 @@ import numpy as np
 from sam_env.bot import Bot
 from sam_env.core import N_COMBOS, SeatView
 
-from ..ppo.bot import PPOBot
-from ..qnet.bot import QBot
-from ..qnet.checkpoint import QCheckpoint
-from ..shipped import shipped_checkpoint
+from ..networks.policy.bot import PPOBot
+from ..networks.qnet.bot import QBot
+from ..networks.qnet.checkpoint import QCheckpoint
+from ..networks.catalogue import shipped_checkpoint
 from .deals import DecisionPoint
 from .models import Network, OpponentModel, shipped_search
 

@@ -19,7 +19,7 @@ What makes it fast is the batch, not a different computation:
 * a policy network's forward pass (:class:`~.network.CompiledNetwork`) adds up only the non-zero inputs'
   weights and computes only the legal moves' logits, and each row's result does not depend on the
   batch, so a decision searched alone or among hundreds gets the same moves and the same values.
-  A Q-network is played by :class:`~sam_env.agents.qnet.bot.QBot` (numpy matrix products): its values
+  A Q-network is played by :class:`~sam_env.agents.networks.qnet.bot.QBot` (numpy matrix products): its values
   can differ in the last bits with the batch, so only a near tie between two moves could make the
   batched and the per-decision search part (the differential test checks they do not on its deals).
 
@@ -38,8 +38,8 @@ import numpy as np
 from sam_env.encoding import observation_layout
 from sam_env.vector.playouts import Playouts
 
-from ..ppo.checkpoint import PolicyCheckpoint
-from ..qnet.checkpoint import QCheckpoint
+from ..networks.policy.checkpoint import PolicyCheckpoint
+from ..networks.qnet.checkpoint import QCheckpoint
 from .deals import DecisionPoint, distinct, resample, sample_deals, uniform_models
 from .inference import HistoryScorer, choose, replay_histories
 from .models import Network, OpponentModel, batched_policy, checked_model, move_scores, network_policy

@@ -1,6 +1,6 @@
 """A network's most probable legal move for a batch of rows, compiled: the search's model of a seat.
 
-Why not :meth:`sam_env.agents.ppo.bot.PPOBot.best_actions` (numpy matrix products): in a search's
+Why not :meth:`sam_env.agents.networks.policy.bot.PPOBot.best_actions` (numpy matrix products): in a search's
 rollouts the network's forward pass is most of the cost, and two things make most of it waste.
 An observation is about 90 % zeros (unary card counts), and only the legal moves' logits matter
 (about 7 of 201 where there is a choice). Here the first layer adds up the weights of the non-zero
@@ -14,7 +14,7 @@ batched search (hundreds of decisions per batch) and the search of one decision 
 Each row here is computed by the same code in the same order whatever the batch: the same row
 gives the same bits. Reductions may be reordered by the compiler (``fastmath``), which is fixed at
 compile time and the same for every row; so the logits differ from numpy's in the last bits, and
-the tests check that the moves are the same as :class:`~sam_env.agents.ppo.bot.PPOBot`'s.
+the tests check that the moves are the same as :class:`~sam_env.agents.networks.policy.bot.PPOBot`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from sam_env.core.rules import CARDS_PER_HAND
 from sam_env.encoding import UNARY
 from sam_env.move_features import FIXED, HAND_AT, NEEDS, OFFSETS
 
-from ..ppo.checkpoint import PolicyArch, PolicyCheckpoint
+from ..networks.policy.checkpoint import PolicyArch, PolicyCheckpoint
 
 ROW_BLOCK = 4
 """Rows of :func:`dense_layer`'s block (the hidden activations are padded to a multiple of it)."""

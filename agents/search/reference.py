@@ -34,7 +34,7 @@ MAX_ROLLOUT_MOVES = 2_000
 PRUNE_LOG_WEIGHT = 10.0
 """With inference, a proposed deal whose log-weight falls this far below the best one's so far is
 dropped (its weight is then under 1/20,000 of that one's). Approximate: the best may fall later too
-(the posterior mass this loses was measured: docs/ppo_bot.md#inference-from-the-hands-history)."""
+(the posterior mass this loses was measured: docs/search.md#inference-from-the-hands-history)."""
 
 
 class ReferenceSearch:

@@ -39,21 +39,28 @@ MOVED_PACKAGES = ("agents", "evaluation", "training", "apps")
 """The repository's top-level folders that install as ``sam_env.<name>`` since 0.3.0 (see the CHANGELOG)."""
 
 
-def redirect_moved_package(old: str) -> None:
-    """Serve the pre-0.3 top-level package ``old`` (and its submodules) as ``sam_env.<old>``, with a warning.
+def redirect_moved_package(old: str, new: str | None = None) -> None:
+    """Serve the package ``old`` (and its submodules) as the package ``new``, with a warning.
 
-    Installing sam-env no longer puts ``agents``, ``evaluation``, ``training`` or ``apps`` into
-    site-packages: owning those generic names overwrote other distributions' files. In a source
-    checkout the folders still sit on ``sys.path`` when Python runs from the repository root, so their
-    ``__init__`` calls this when imported by the old name. It swaps in the ``sam_env.<old>`` module
-    itself and installs a finder that hands out ``sam_env.<old>.x`` for ``<old>.x``, so no module is
-    ever loaded twice (two registries, two classes of one name).
+    Its ``__init__`` calls this when the package is imported by its old name. It swaps in the ``new``
+    module itself and installs a finder that hands out ``<new>.x`` for ``<old>.x``, so no module is
+    ever loaded twice (two registries, two classes of one name). Two moves use it:
+
+    * the pre-0.3 top-level packages (``new`` left out: ``sam_env.<old>``). Installing sam-env no longer
+      puts ``agents``, ``evaluation``, ``training`` or ``apps`` into site-packages: owning those generic
+      names overwrote other distributions' files. In a source checkout the folders still sit on
+      ``sys.path`` when Python runs from the repository root;
+    * the networks' packages of 0.3 (``sam_env.agents.ppo`` and ``sam_env.agents.qnet``), which moved
+      under ``sam_env.agents.networks`` in 0.4.
     """
     import importlib
     import sys
 
-    new = f"sam_env.{old}"
-    warn_deprecated(f"the top-level package {old!r}", f"{new!r} (installed sam-env no longer owns {old!r})", 3)
+    if new is None:
+        new = f"sam_env.{old}"
+        warn_deprecated(f"the top-level package {old!r}", f"{new!r} (installed sam-env no longer owns {old!r})", 3)
+    else:
+        warn_deprecated(f"the package {old!r}", f"{new!r}", 3)
     if not any(isinstance(f, _MovedPackageFinder) and f.old == old for f in sys.meta_path):
         sys.meta_path.insert(0, _MovedPackageFinder(old, new))
     sys.modules[old] = importlib.import_module(new)

@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from policy_files import write_checkpoint
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import CheckpointError, checkpoint_files, copy_policy, load_policy
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.format import CheckpointError, checkpoint_files
+from sam_env.agents.networks.policy.checkpoint import load_policy
+from sam_env.agents.networks.catalogue import copy_network
 
 from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig
 
@@ -83,7 +85,7 @@ def test_a_truncated_weights_file_is_refused_even_with_a_matching_hash(checkpoin
     _edit_metadata(checkpoint, weights={"file": weights.name, "sha256": digest})
     with pytest.raises(CheckpointError, match="not a readable safetensors file") as err:
         load_policy(checkpoint)
-    assert "expected the policy state dict described by policy.json" in str(err.value)
+    assert "expected the policy's tensors described by policy.json" in str(err.value)
 
 
 def test_tensors_that_do_not_fit_the_architecture_are_refused(checkpoint: Path) -> None:
@@ -95,7 +97,7 @@ def test_tensors_that_do_not_fit_the_architecture_are_refused(checkpoint: Path) 
 
 
 def test_copy_policy_renames_the_weights_file_in_the_metadata(checkpoint: Path, tmp_path: Path) -> None:
-    copied = copy_policy(checkpoint, tmp_path / "shipped" / "ppo")
+    copied = copy_network(checkpoint, tmp_path / "shipped" / "ppo")
     assert copied == tmp_path / "shipped" / "ppo.json"
     loaded = load_policy(copied)
     assert loaded.metadata["weights"]["file"] == "ppo.safetensors"
@@ -116,7 +118,7 @@ def test_missing_or_broken_metadata(tmp_path: Path, checkpoint: Path) -> None:
 @pytest.mark.train
 def test_numpy_player_and_rebuilt_sb3_policy_agree(checkpoint: Path) -> None:
     import torch
-    from sam_env.agents.ppo.sb3 import build_policy
+    from sam_env.agents.networks.policy.sb3 import build_policy
 
     loaded = load_policy(checkpoint)
     policy = build_policy(loaded)

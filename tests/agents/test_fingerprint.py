@@ -7,15 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sam_env.agents.ppo.bot import PRETRAINED_DIR
-from sam_env.agents.ppo.checkpoint import (
-    CheckpointError,
-    PolicyArch,
-    add_fingerprint,
-    load_policy,
-    policy_metadata,
-    save_policy,
-)
+from sam_env.agents.networks.catalogue import SHIPPED_DIR
+from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, add_fingerprint, load_policy, policy_metadata, save_policy
 
 from sam_env import RuleConfig, encoding
 
@@ -52,7 +46,7 @@ def test_fingerprint_is_todays(n_players: int) -> None:
 
 
 def test_the_shipped_bot_records_the_fingerprint() -> None:
-    metadata = json.loads((PRETRAINED_DIR / "ppo_v1.json").read_text(encoding="utf-8"))
+    metadata = json.loads((SHIPPED_DIR / "ppo_v1.json").read_text(encoding="utf-8"))
     assert metadata["fingerprint"] == encoding.fingerprint(metadata["rules"]["n_players"])
 
 
@@ -67,17 +61,17 @@ def test_swapping_two_blocks_of_the_same_size_refuses_the_shipped_bot(monkeypatc
         blocks[i], blocks[j] = blocks[j], blocks[i]
         return blocks
 
-    load_policy(PRETRAINED_DIR / "ppo_v1.json")
+    load_policy(SHIPPED_DIR / "ppo_v1.json")
     monkeypatch.setattr(encoding, "observation_layout", swapped)
     with pytest.raises(CheckpointError, match=r"(?s)fingerprint .* \(retrain"):
-        load_policy(PRETRAINED_DIR / "ppo_v1.json")
+        load_policy(SHIPPED_DIR / "ppo_v1.json")
 
 
 def test_reordering_the_action_table_refuses_the_shipped_bot(monkeypatch: pytest.MonkeyPatch) -> None:
     name = encoding.action_name
     monkeypatch.setattr(encoding, "action_name", lambda i: name({1: 2, 2: 1}.get(i, i)))
     with pytest.raises(CheckpointError, match="fingerprint"):
-        load_policy(PRETRAINED_DIR / "ppo_v1.json")
+        load_policy(SHIPPED_DIR / "ppo_v1.json")
 
 
 def test_a_checkpoint_without_fingerprint_is_refused_then_migrated(tmp_path: Path) -> None:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import CheckpointError, PolicyArch, load_policy, policy_metadata, save_policy
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, load_policy, policy_metadata, save_policy
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.network import CompiledNetwork
@@ -51,7 +52,7 @@ def _batch(n_players: int = 4, steps: int = 30) -> tuple[np.ndarray, np.ndarray]
 @pytest.mark.train
 def test_torch_move_features_are_the_numpy_ones() -> None:
     import torch
-    from sam_env.agents.ppo.network import MoveFeatures
+    from sam_env.agents.networks.policy.network import MoveFeatures
 
     obs, masks = _batch()
     rows, actions = legal_pairs(masks)
@@ -62,7 +63,7 @@ def test_torch_move_features_are_the_numpy_ones() -> None:
 @pytest.mark.train
 def test_torch_numpy_and_compiled_networks_agree_on_every_legal_move(tmp_path: Path) -> None:
     import torch
-    from sam_env.agents.ppo.network import ActorCritic
+    from sam_env.agents.networks.policy.network import ActorCritic
 
     checkpoint = load_policy(move_head_checkpoint(tmp_path))
     assert checkpoint.arch == ARCH and checkpoint.encoding_version == 2
@@ -91,7 +92,7 @@ def test_the_checkpoint_records_the_head_the_version_and_the_features(tmp_path: 
     assert "move_head" not in policy_metadata(RuleConfig(), PolicyArch((8,), (8,), "tanh"))["policy"]
     text = path.read_text(encoding="utf-8").replace(meta["move_features"]["fingerprint"], "0" * 64)
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(CheckpointError, match="move-scoring head reads move features with fingerprint '0000"):
+    with pytest.raises(CheckpointError, match="the policy reads move features with fingerprint '0000"):
         load_policy(path)
 
 

@@ -9,10 +9,11 @@ import math
 import numpy as np
 import pytest
 import torch
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import ACTIVATIONS, PolicyArch, PolicyCheckpoint, policy_metadata
-from sam_env.agents.ppo.network import ActorCritic
-from sam_env.agents.ppo.sb3 import build_policy, policy_kwargs
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.layers import ACTIVATIONS
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.agents.networks.policy.sb3 import build_policy, policy_kwargs
 from torch import nn
 
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv

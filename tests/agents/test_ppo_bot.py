@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from policy_files import write_checkpoint
-from sam_env.agents.ppo.bot import PPOBot, pretrained_names
+from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.registry import available, can_play, load_bot
-from sam_env.agents.shipped import shipped_checkpoint, shipped_names
+from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_names
 from sam_env.evaluation.tournament import play_out
 
 import sam_env
@@ -19,8 +19,9 @@ from sam_env.core import SeatView
 
 def test_the_registry_lists_the_shipped_networks() -> None:
     assert {"random", "greedy", "heuristic"} <= set(available())
-    assert set(pretrained_names()) < set(shipped_names()) <= set(available())
-    assert "ppo" in pretrained_names(), "agents/pretrained/ppo.{json,safetensors} is shipped with the package"
+    assert set(shipped_names()) <= set(available())
+    assert {"best", "ppo", "dmc", "ppo_v3", "dmc_v2"} <= set(available()), "names, aliases, families and best"
+    assert isinstance(load_bot("ppo"), PPOBot), "agents/networks/shipped/ppo_v3.{json,safetensors} ships as ppo"
 
 
 def _table_of(name: str) -> RuleConfig:

@@ -1,4 +1,4 @@
-"""Q-network bots (``sam_env.agents.qnet``): move features worked out by hand, the numpy bot against the torch
+"""Q-network bots (``sam_env.agents.networks.qnet``): move features worked out by hand, the numpy bot against the torch
 network, the checkpoint's refusals, and ``load_bot`` reading the format."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from sam_env.agents.ppo.checkpoint import CheckpointError
-from sam_env.agents.qnet import features
-from sam_env.agents.qnet.bot import QBot
-from sam_env.agents.qnet.checkpoint import QArch, QCheckpoint, load_qnet, qnet_metadata, save_qnet
-from sam_env.agents.qnet.network import QNetwork
+from sam_env.agents.networks.format import CheckpointError
+from sam_env import move_features as features
+from sam_env.agents.networks.qnet.bot import QBot
+from sam_env.agents.networks.qnet.checkpoint import QArch, QCheckpoint, load_qnet, qnet_metadata, save_qnet
+from sam_env.agents.networks.qnet.network import QNetwork
 from sam_env.agents.registry import load_bot, load_network
 
 import sam_env
@@ -98,7 +98,7 @@ def test_checkpoint_round_trip_and_refusals(tmp_path: Path) -> None:
     meta = json.loads(path.read_text())
     meta["move_features"]["fingerprint"] = "0" * 64
     path.write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match="move features have fingerprint"):
+    with pytest.raises(CheckpointError, match="the Q-network reads move features with fingerprint"):
         load_qnet(path)
     weights = path.with_suffix(".safetensors")
     save_qnet(path, checkpoint.tensors, checkpoint.metadata)

@@ -9,7 +9,7 @@ import pytest
 from sam_env.agents.greedy_bot import GreedyBot
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
 from sam_env.agents.human import HumanPlayer, QuitGame, parse_move
-from sam_env.agents.ppo.bot import PPOBot
+from sam_env.agents.networks.catalogue import shipped_bot
 from sam_env.agents.registry import UnknownAgentError, available, load_bot, make_agent
 from sam_env.apps import play
 
@@ -42,7 +42,7 @@ def test_every_bot_is_a_sam_env_bot_and_so_is_anything_with_act() -> None:
 def test_the_batched_policies_are_one_protocol_beside_bot() -> None:
     """What decides for a batch of seats at once has one shape too: ``policy(observations, masks) -> actions``."""
     batch = VectorEnv(32, seed=4).reset()
-    policies = [RandomBot(seed=0), BatchedHeuristic(), PPOBot.pretrained("ppo").best_actions]
+    policies = [RandomBot(seed=0), BatchedHeuristic(), shipped_bot("ppo").best_actions]
     for policy in policies:
         assert isinstance(policy, BatchedPolicy)
         actions = policy(batch.observation, batch.action_mask)
@@ -132,7 +132,7 @@ def test_play_cli_stops_cleanly_on_end_of_input_and_bad_input() -> None:
         (["--hands", "0"], "--hands must be at least 1"),
         (["--opponents", "greedy", "random"], "needs 3 names"),
         (["--rules", "/no/such/rules.yaml"], "does not exist"),
-        (["--opponents", "ppo_v1", "--players", "3"], "no shipped 'ppo_v1' network plays a 3-player table"),
+        (["--opponents", "ppo_v1", "--players", "3"], "the shipped family 'ppo_v1' has no network for a 3-player table"),
     ],
 )
 def test_play_cli_rejects_bad_options_with_clear_messages(

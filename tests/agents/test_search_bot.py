@@ -9,14 +9,15 @@ import dataclasses
 
 import numpy as np
 import pytest
-from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
-from sam_env.agents.qnet.bot import QBot
-from sam_env.agents.registry import load_bot, shipped_network_for
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.catalogue import shipped_checkpoint
+from sam_env.agents.networks.qnet.bot import QBot
+from sam_env.agents.networks.catalogue import shipped_network_for
+from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.deals import resample, sample_deals
 from sam_env.agents.search.models import shipped_search
 from sam_env.agents.search.reference import PRUNE_LOG_WEIGHT
-from sam_env.agents.shipped import shipped_checkpoint
 from sam_env.evaluation.tournament import play_out
 
 import sam_env
@@ -36,7 +37,7 @@ def _search_bot(
     proposals: int = 0,
     mismatch: float = 0.1,
 ) -> SearchBot:
-    checkpoint = pretrained_checkpoint(shipped_network_for("ppo", rules))
+    checkpoint = shipped_checkpoint(shipped_network_for("ppo", rules))
     return SearchBot(
         checkpoint,
         seed,
@@ -128,7 +129,7 @@ def test_rollout_values_equal_the_hands_played_out_in_the_reference_engine(
     ``sam_env.env()``, ``PPOBot`` and the Python ``HeuristicBot``. With inference (``proposals``), the
     deals and models are those its posterior drew (their weights are checked on their own below)."""
     rules = RuleConfig(instant_wins=frozenset(INSTANT_WIN_TYPES))  # rollouts' next hands may be instant wins
-    network = PPOBot(pretrained_checkpoint("ppo"))
+    network = PPOBot(shipped_checkpoint("ppo"))
     models = [network] + [load_bot(m, seed=0) for m in opponent_models]
     points = [p for p in _decision_points(rules, hands=3, seed=7) if p[0]["action_mask"].sum() > 2][::5]
     assert len(points) >= 3
@@ -226,7 +227,7 @@ def test_history_loglik_equals_the_models_moves_in_the_reference_engine() -> Non
     moves on it, and drops the deals that could not have been played (instant wins, a forced báo 1)
     or fell too far behind."""
     rules = RuleConfig(instant_wins=frozenset(INSTANT_WIN_TYPES), bao1="forced")
-    network, ppo_v1, heuristic = PPOBot(pretrained_checkpoint("ppo")), load_bot("ppo_v1"), load_bot("heuristic")
+    network, ppo_v1, heuristic = PPOBot(shipped_checkpoint("ppo")), load_bot("ppo_v1"), load_bot("heuristic")
     players = [heuristic, network, heuristic, ppo_v1]
     points = [p for p in _decision_points(rules, hands=3, seed=11, players=players) if len(p[1].history) > 10][::4]
     assert len(points) >= 3
@@ -291,7 +292,7 @@ def test_the_opponent_models_are_rebuilt_for_new_rules() -> None:
 def test_with_one_candidate_it_plays_the_networks_move() -> None:
     rules = RuleConfig()
     bot = _search_bot(rules, candidates=1)
-    network = PPOBot(pretrained_checkpoint("ppo"))
+    network = PPOBot(shipped_checkpoint("ppo"))
     points = _decision_points(rules, hands=2, seed=3)
     assert sum(o["action_mask"].sum() > 1 for o, _ in points) > 5, "decisions with a choice were checked"
     for observation, view in points:
@@ -342,7 +343,7 @@ def test_bad_candidates_are_refused() -> None:
 
 
 def test_bad_budgets_and_tables_are_refused() -> None:
-    checkpoint = pretrained_checkpoint("ppo")
+    checkpoint = shipped_checkpoint("ppo")
     for field in ("determinizations", "candidates"):
         for bad in (0, -1, 2.5, True):
             with pytest.raises(ValueError, match=f"{field} must be an int >= 1"):

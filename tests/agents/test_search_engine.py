@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint
-from sam_env.agents.qnet.bot import QBot
-from sam_env.agents.qnet.checkpoint import QCheckpoint
-from sam_env.agents.registry import load_bot, shipped_network_for
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.catalogue import shipped_checkpoint
+from sam_env.agents.networks.qnet.bot import QBot
+from sam_env.agents.networks.qnet.checkpoint import QCheckpoint
+from sam_env.agents.networks.catalogue import shipped_network_for
+from sam_env.agents.registry import load_bot
 from sam_env.agents.search import DecisionPoint, SearchBot
 from sam_env.agents.search.engine import BatchedSearch
 from sam_env.agents.search.models import Network, move_scores
 from sam_env.agents.search.network import CompiledNetwork
 from sam_env.agents.search.reference import ReferenceSearch
-from sam_env.agents.shipped import shipped_checkpoint
 from sam_env.evaluation.tournament import play_out
 
 import sam_env
@@ -98,7 +99,7 @@ def _generators(seed: int, count: int) -> list[np.random.Generator]:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_batched_search_makes_the_per_decision_searchs_moves(case: str) -> None:
     rules, models, proposals = CASES[case]
-    checkpoint = pretrained_checkpoint(shipped_network_for("ppo", rules))
+    checkpoint = shipped_checkpoint(shipped_network_for("ppo", rules))
     views = _views_after_a_chop() if case == "after-a-chop" else _views(rules, hands=3, seed=len(case))
     assert case != "after-a-chop" or all(DecisionPoint.of(o, v).net for o, v in views)
     _check_against_the_reference(checkpoint, rules, views, models, proposals)
@@ -111,7 +112,7 @@ def test_a_search_over_a_q_network_makes_the_per_decision_searchs_moves(models: 
     checkpoint = shipped_checkpoint("dmc")
     assert isinstance(checkpoint, QCheckpoint)
     _check_against_the_reference(checkpoint, rules, _views(rules, hands=3, seed=11), models, 0)
-    assert isinstance(BatchedSearch(pretrained_checkpoint("ppo"), opponent_models=("dmc",)).policies(rules)[1], QBot)
+    assert isinstance(BatchedSearch(shipped_checkpoint("ppo"), opponent_models=("dmc",)).policies(rules)[1], QBot)
 
 
 def _check_against_the_reference(
@@ -158,7 +159,7 @@ def test_searches_are_the_same_whatever_else_is_in_the_batch() -> None:
     """A decision's result depends on its generator and itself, not on its neighbours in the batch."""
     rules = RuleConfig()
     points = _decisions(rules, hands=2, seed=9)[:10]
-    search = BatchedSearch(pretrained_checkpoint("ppo"), DEALS, CANDIDATES)
+    search = BatchedSearch(shipped_checkpoint("ppo"), DEALS, CANDIDATES)
     together = search.search(points, _generators(3, len(points)))
     order = np.random.default_rng(0).permutation(len(points))
     shuffled = search.search([points[i] for i in order], [_generators(3, len(points))[i] for i in order])
@@ -182,7 +183,7 @@ def _observations(rules: RuleConfig, seed: int) -> tuple[np.ndarray, np.ndarray]
 
 @pytest.mark.parametrize("network", ["ppo", "ppo_v1", "ppo_3p", "ppo_5p"])
 def test_the_compiled_network_plays_ppobots_moves_and_rows_do_not_depend_on_the_batch(network: str) -> None:
-    checkpoint = pretrained_checkpoint(network)
+    checkpoint = shipped_checkpoint(network)
     observations, masks = _observations(checkpoint.rules, seed=len(network))
     compiled, numpy_bot = CompiledNetwork(checkpoint), PPOBot(checkpoint)
     logits = compiled.logits(observations, masks)
@@ -199,7 +200,7 @@ def test_the_compiled_network_plays_ppobots_moves_and_rows_do_not_depend_on_the_
 
 
 def test_bad_searches_are_refused() -> None:
-    checkpoint = pretrained_checkpoint("ppo")
+    checkpoint = shipped_checkpoint("ppo")
     points = _decisions(RuleConfig(), hands=1, seed=2)
     search = BatchedSearch(checkpoint, 4, 2)
     with pytest.raises(ValueError, match="one generator per decision: 2 decisions, 1 generators"):

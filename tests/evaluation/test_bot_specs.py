@@ -6,15 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import (
-    CheckpointError,
-    PolicyArch,
-    PolicyCheckpoint,
-    load_policy,
-    policy_metadata,
-    save_policy,
-)
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, load_policy, policy_metadata, save_policy
 from sam_env.agents.registry import can_play, label_of, load_bot
 from sam_env.evaluation.tournament import Match, run_matches
 

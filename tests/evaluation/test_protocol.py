@@ -12,8 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sam_env.agents.ppo.bot import pretrained_checkpoint
-from sam_env.agents.registry import load_bot, shipped_network_for
+from sam_env.agents.networks.catalogue import shipped_checkpoint
+from sam_env.agents.networks.catalogue import shipped_network_for
+from sam_env.agents.registry import load_bot
 from sam_env.apps import evaluate
 from sam_env.evaluation import protocol
 from sam_env.evaluation.fingerprints import file_sha256, fingerprint, shipped_weights_sha256
@@ -84,7 +85,7 @@ def test_the_suites_seat_at_their_tables_and_their_networks_are_pinned() -> None
             assert set(track.headline_opponents) == set(names) - {"random"}
         assert shipped_network_for("ppo", rules) == SEARCH_NETWORK[players]
         for name in NETWORKS[players]:
-            assert pretrained_checkpoint(name).rules.n_players == players
+            assert shipped_checkpoint(name).rules.n_players == players
             assert shipped_weights_sha256(name) == OPPONENT_WEIGHTS[name]
     protocol.check_opponent_weights(OPPONENT_WEIGHTS)
 

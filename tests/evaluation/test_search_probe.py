@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from policy_files import write_checkpoint
-from sam_env.agents.ppo.checkpoint import CheckpointError, load_policy
+from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.policy.checkpoint import load_policy
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.evaluation.exploitability import Row as BestResponseRow

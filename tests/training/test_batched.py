@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 from policy_files import ROOT, write_checkpoint
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import load_policy
-from sam_env.agents.ppo.sb3 import build_policy
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import load_policy
+from sam_env.agents.networks.policy.sb3 import build_policy
 from sam_env.agents.registry import load_bot
 from sam_env.apps import exploit
 from sam_env.apps.exploit import main as exploit_main

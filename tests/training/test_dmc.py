@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
-from sam_env.agents.qnet.bot import QBot
-from sam_env.agents.qnet.checkpoint import load_qnet
+from sam_env.agents.networks.qnet.bot import QBot
+from sam_env.agents.networks.qnet.checkpoint import load_qnet
 from sam_env.agents.registry import load_bot
 from sam_env.evaluation.tournament import play_out
 from sam_env.training.batched.rollout import SeatTrajectories

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from sam_env.agents.qnet.bot import QBot
-from sam_env.agents.qnet.checkpoint import QArch, QCheckpoint, load_qnet, qnet_metadata
+from sam_env.agents.networks.qnet.bot import QBot
+from sam_env.agents.networks.qnet.checkpoint import QArch, QCheckpoint, load_qnet, qnet_metadata
 from sam_env.agents.registry import load_bot
 from sam_env.evaluation.tournament import play_out
 from sam_env.training.config import ConfigError

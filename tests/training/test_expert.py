@@ -14,8 +14,8 @@ import pytest
 import torch
 from policy_files import ROOT
 from sam_env.agents.panel import PANEL
-from sam_env.agents.ppo.checkpoint import PolicyArch, load_policy
-from sam_env.agents.ppo.network import ActorCritic
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, load_policy
+from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.agents.registry import load_bot
 from sam_env.training.config import ConfigError
 from sam_env.training.expert.config import ExpertConfig

@@ -9,8 +9,8 @@ from policy_files import ROOT
 from sam_env.agents.greedy_bot import BatchedGreedy, GreedyBot
 from sam_env.agents.heuristic.bot import HeuristicParams
 from sam_env.agents.panel import PANEL
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import PolicyArch
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import PolicyArch
 from sam_env.evaluation.tournament import play_out
 from sam_env.training.batched.pfsp import FIRST_VARIANT, GREEDY, WEIGHTINGS, PrioritizedSeating
 from sam_env.training.batched.rollout import HEURISTIC, LEARNER, RANDOM
@@ -143,7 +143,7 @@ def test_a_learner_of_version_2_with_a_move_head_trains_and_saves_what_it_reads(
 
 
 def test_a_version_1_network_widened_to_version_2_and_a_move_head_plays_as_before() -> None:
-    start = sam_env.agents.ppo.bot.pretrained_checkpoint("ppo_v1")
+    start = sam_env.agents.networks.catalogue.shipped_checkpoint("ppo_v1")
     arch = start.arch
     wide = widen(start, PolicyArch(arch.pi, arch.vf, arch.activation, 16), seed=1, encoding_version=2)
     assert wide.encoding_version == 2 and wide.arch.move_head == 16

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from sam_env.agents.ppo.checkpoint import PolicyArch
-from sam_env.agents.ppo.network import ActorCritic
-from sam_env.agents.ppo.sb3 import policy_kwargs
+from sam_env.agents.networks.policy.checkpoint import PolicyArch
+from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.agents.networks.policy.sb3 import policy_kwargs
 from sam_env.training.batched.network import masked
 from sam_env.training.batched.ppo import PPOSettings, advantages, update
 from sam_env.training.batched.rollout import RolloutBuffer

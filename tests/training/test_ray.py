@@ -20,7 +20,7 @@ import pytest
 import ray
 import torch
 from policy_files import ROOT
-from sam_env.agents.ppo.checkpoint import load_policy
+from sam_env.agents.networks.policy.checkpoint import load_policy
 from sam_env.agents.registry import load_bot
 from sam_env.training.batched.config import BatchedConfig
 from sam_env.training.batched.trainer import BatchedTrainer

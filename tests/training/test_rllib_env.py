@@ -12,10 +12,10 @@ import pytest
 import torch
 from env.env_helpers import FOUR_TWOS_DEAL
 from ray.rllib.core.columns import Columns  # the rllib extra, which CI installs: missing, these tests fail
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import PolicyArch, load_policy
-from sam_env.agents.ppo.network import ActorCritic
-from sam_env.agents.ppo.sb3 import build_policy
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, load_policy
+from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.agents.networks.policy.sb3 import build_policy
 from sam_env.training.rllib.env import SamMultiAgentEnv
 from sam_env.training.rllib.export import export_policy
 from sam_env.training.rllib.module import module_spec

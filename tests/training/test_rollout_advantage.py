@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import PolicyArch, PolicyCheckpoint, load_policy, policy_metadata
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, load_policy, policy_metadata
 from sam_env.agents.search.network import CompiledNetwork
 from sam_env.evaluation.tournament import play_out
 from sam_env.training.batched.rollout import HEURISTIC, LEARNER, RANDOM

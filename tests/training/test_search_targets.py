@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sam_env.agents.ppo.bot import pretrained_checkpoint
-from sam_env.agents.registry import shipped_network_for
+from sam_env.agents.networks.catalogue import shipped_checkpoint
+from sam_env.agents.networks.catalogue import shipped_network_for
 from sam_env.agents.search import DecisionPoint
 from sam_env.agents.search.engine import BatchedSearch
 from sam_env.training.expert.search_targets import HandHistories, decision_points, search_targets
@@ -64,7 +64,7 @@ def test_targets_are_each_decisions_own_search() -> None:
     batch, rng = histories.reset(), np.random.default_rng(1)
     for _ in range(12):
         batch = histories.step(random_actions(rng, batch.action_mask))
-    search = BatchedSearch(pretrained_checkpoint(shipped_network_for("ppo", rules)), 6, 3)
+    search = BatchedSearch(shipped_checkpoint(shipped_network_for("ppo", rules)), 6, 3)
     tables = np.array([0, 2, 3, 5, 6, 7, 9])
     targets = search_targets(search, venv, histories, tables, seed=5)
     children = np.random.SeedSequence(5).spawn(len(tables))

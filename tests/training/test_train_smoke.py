@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from policy_files import ROOT
-from sam_env.agents.ppo.checkpoint import load_policy
+from sam_env.agents.networks.policy.checkpoint import load_policy
 from sam_env.agents.registry import load_bot
 from train_script import run_train, smoke_fixture
 

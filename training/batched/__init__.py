@@ -6,7 +6,7 @@ learner's seats against snapshots of itself, fixed networks and compiled rule bo
 * :mod:`.trainer` — the loop: snapshots, evaluations, checkpoints, logs;
 * :mod:`.rollout` — seats drawn per hand, batched inference, money credited to each seat's trajectory;
 * :mod:`.ppo` — advantages along each seat's trajectory and the masked PPO update (the loss);
-* :mod:`.network` — the actor-critic (:mod:`sam_env.agents.ppo.network`'s) and the oracle critic;
+* :mod:`.network` — the actor-critic (:mod:`sam_env.agents.networks.policy.network`'s) and the oracle critic;
 * :mod:`.state` — checkpoints and ``--resume``.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sam_env.agents.ppo.checkpoint import PolicyArch
+from sam_env.agents.networks.policy.checkpoint import PolicyArch
 
 from sam_env.core.fields import is_int
 from sam_env.encoding import ENCODING_VERSIONS

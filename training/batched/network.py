@@ -1,9 +1,9 @@
 """The networks the batched trainer runs: the actor-critic it optimizes, frozen opponents, an oracle critic.
 
-The actor-critic is :class:`sam_env.agents.ppo.network.ActorCritic`, the one builder of the network, laid out
+The actor-critic is :class:`sam_env.agents.networks.policy.network.ActorCritic`, the one builder of the network, laid out
 exactly as SB3's ``MaskableActorCriticPolicy``: a network trained here is saved with
-:func:`sam_env.agents.ppo.checkpoint.save_policy` and played by :class:`sam_env.agents.ppo.bot.PPOBot`, ``sam-eval``,
-``sam-play`` and :func:`sam_env.agents.ppo.sb3.build_policy` without any conversion. Frozen opponents (the
+:func:`sam_env.agents.networks.policy.checkpoint.save_policy` and played by :class:`sam_env.agents.networks.policy.bot.PPOBot`, ``sam-eval``,
+``sam-play`` and :func:`sam_env.agents.networks.policy.sb3.build_policy` without any conversion. Frozen opponents (the
 self-play pool, or the bot a best response is trained against) are the same network, actor only,
 evaluated once per step on every table where they act.
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
-from sam_env.agents.ppo.network import ActorCritic, mlp, numpy_state
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
+from sam_env.agents.networks.policy.network import ActorCritic, mlp, numpy_state
 from torch import nn
 
 MASKED_LOGIT = -1e8

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from numba import njit
-from sam_env.agents.ppo.network import ActorCritic
+from sam_env.agents.networks.policy.network import ActorCritic
 
 from .network import OracleCritic, masked
 from .rollout import RolloutBuffer

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
-from sam_env.agents.ppo.network import ActorCritic
+from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.evaluation.stats import hand_metrics
 
 from sam_env import N_ACTIONS, VectorEnv

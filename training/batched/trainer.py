@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import torch
 from sam_env.agents.bot_objects import PolicyBot, probe_bot
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
-from sam_env.agents.ppo.network import ActorCritic
-from sam_env.agents.qnet.bot import QBot
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.registry import load_bot
 from sam_env.evaluation.stats import METRICS
 from stable_baselines3.common.logger import Logger, configure

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sam_env.agents.qnet.checkpoint import QArch
+from sam_env.agents.networks.qnet.checkpoint import QArch
 
 from ..config import EvalRunConfig, require_field
 

@@ -2,7 +2,7 @@
 
 At each table step the network scores every legal move of every table where the seat to act has a
 choice — all (table, move) pairs in one forward pass, the observation's share of the first layer
-computed once per table (:meth:`~sam_env.agents.qnet.network.QNetwork.move_values`) — and each such
+computed once per table (:meth:`~sam_env.agents.networks.qnet.network.QNetwork.move_values`) — and each such
 seat plays its best move, or with chance ``epsilon`` a uniformly random legal one. A move with one
 legal action is played at once and not stored. Money is credited to each seat's latest decision
 (:class:`~sam_env.training.batched.rollout.SeatTrajectories`, as the batched trainer does), so a
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from sam_env.agents.qnet.features import legal_pairs, move_features
-from sam_env.agents.qnet.network import QNetwork
+from sam_env.move_features import legal_pairs, move_features
+from sam_env.agents.networks.qnet.network import QNetwork
 
 from sam_env import VectorEnv
 from sam_env.bot import RandomBot

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from sam_env.agents.qnet.bot import QBot
-from sam_env.agents.qnet.checkpoint import QCheckpoint, qnet_metadata
-from sam_env.agents.qnet.features import move_features
-from sam_env.agents.qnet.network import QNetwork
+from sam_env.agents.networks.qnet.bot import QBot
+from sam_env.agents.networks.qnet.checkpoint import QCheckpoint, qnet_metadata
+from sam_env.move_features import move_features
+from sam_env.agents.networks.qnet.network import QNetwork
 from stable_baselines3.common.logger import Logger
 from tqdm import tqdm
 

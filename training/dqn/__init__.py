@@ -11,7 +11,7 @@ greedy moves, its exploration and its double-Q targets with them.
 * :mod:`.tables` — the learner's tables and their opponents.
 
 Tianshou is the ``clients`` extra: it is imported when a run starts, so that the other trainers need
-only the ``train`` extra. The Q-network plays as a bot in numpy (:class:`sam_env.agents.qnet.bot.QBot`,
+only the ``train`` extra. The Q-network plays as a bot in numpy (:class:`sam_env.agents.networks.qnet.bot.QBot`,
 ``load_bot(path)``).
 """
 

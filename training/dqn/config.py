@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sam_env.agents.qnet.checkpoint import QArch
+from sam_env.agents.networks.qnet.checkpoint import QArch
 
 from ..config import EvalRunConfig, OpponentMix, require_field
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from sam_env.agents.ppo.checkpoint import ACTIVATIONS
-from sam_env.agents.qnet.checkpoint import QArch, QCheckpoint, qnet_metadata
+from sam_env.agents.networks.layers import ACTIVATIONS
+from sam_env.agents.networks.qnet.checkpoint import QArch, QCheckpoint, qnet_metadata
 from stable_baselines3.common.logger import Logger
 from tianshou.algorithm import DQN
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy

@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
-from sam_env.agents.ppo.network import ActorCritic
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.agents.search.models import OpponentModel
 from stable_baselines3.common.logger import Logger
 from tqdm import tqdm

@@ -9,7 +9,7 @@ batched trainer's own.
 
 from __future__ import annotations
 
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 from stable_baselines3.common.logger import Logger
 
 from ..batched.trainer import BatchedTrainer

@@ -18,7 +18,7 @@ import dataclasses
 
 import numpy as np
 import torch
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
 
 from ..batched.rollout import RolloutBuffer, RolloutStats
 from ..batched.trainer import BatchedTrainer

@@ -7,7 +7,7 @@ Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); importing this packag
 * :mod:`.config` — :class:`~.config.RLlibConfig`, the fields this trainer reads;
 * :mod:`.run` — the run on Ray (what :func:`train` calls): PPO built from the config, the loop, the export;
 * :mod:`.env` — the AEC environment as an RLlib ``MultiAgentEnv`` (the rollouts are RLlib's);
-* :mod:`.module` — the masked actor-critic RLModule (:mod:`sam_env.agents.ppo.network`'s network);
+* :mod:`.module` — the masked actor-critic RLModule (:mod:`sam_env.agents.networks.policy.network`'s network);
 * :mod:`.selfplay` — the seat mapping and the pool of frozen snapshots (the opponents);
 * :mod:`.export` — the learner's weights in our checkpoint format.
 """

@@ -17,7 +17,7 @@ import torch
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata, save_policy
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata, save_policy
 
 from ..batched.trainer import tensorboard_logger
 from ..checkpoints import (

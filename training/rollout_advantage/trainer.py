@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint, policy_metadata
-from sam_env.agents.ppo.network import ActorCritic
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.agents.search.network import CompiledNetwork
 from stable_baselines3.common.logger import Logger
 from tqdm import tqdm

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from sam_env.agents.ppo.network import ActorCritic, mlp, numpy_state
+from sam_env.agents.networks.policy.network import ActorCritic, mlp, numpy_state
 from torch import nn
 
 from ..batched.network import masked

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
 

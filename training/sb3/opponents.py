@@ -13,8 +13,8 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from sam_env.agents.ppo.bot import PPOBot
-from sam_env.agents.ppo.checkpoint import PolicyCheckpoint
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 from sam_env.agents.registry import make_agent
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv

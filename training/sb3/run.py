@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from sam_env.agents.ppo.sb3 import policy_kwargs
+from sam_env.agents.networks.policy.sb3 import policy_kwargs
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule

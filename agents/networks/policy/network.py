@@ -25,7 +25,8 @@ from torch import nn
 
 from sam_env import move_features as features
 
-from .checkpoint import ACTIVATIONS, PolicyArch, PolicyCheckpoint
+from ..layers import ACTIVATIONS
+from .checkpoint import PolicyArch, PolicyCheckpoint
 
 INIT_GAINS = {"mlp_extractor": math.sqrt(2), "action_net": 0.01, "value_net": 1.0, "move_net": math.sqrt(2)}
 INIT_GAINS["move_out"] = 0.01

@@ -3,7 +3,7 @@
 Both kinds of :mod:`.checkpoint` play the same way — the greedy move among the legal ones — and
 differ only in how a move's value is computed: a ``dqn`` network gives every action id a value from
 the observation in one pass; a ``dmc`` network scores each legal move from the observation and the
-move's features (:mod:`.features`). For ``dmc`` the first layer is split into its observation and
+move's features (:mod:`sam_env.move_features`). For ``dmc`` the first layer is split into its observation and
 move columns, so the observation's part is computed once per decision and each move adds only its
 own columns (a decision has a few to a few dozen legal moves).
 
@@ -21,10 +21,10 @@ import numpy as np
 from sam_env.bot import Bot
 from sam_env.core import SeatView
 from sam_env.encoding import network_input, readable_sizes
+from sam_env.move_features import legal_pairs, move_features
 
-from ..ppo.checkpoint import ACTIVATIONS
+from ..layers import DenseStack
 from .checkpoint import QCheckpoint, load_qnet
-from .features import legal_pairs, move_features
 
 
 class QBot(Bot):
@@ -52,9 +52,7 @@ class QBot(Bot):
         self.encoding_version = checkpoint.encoding_version
         # A later encoding's observation starts with this one's: the network reads that prefix (as PPOBot does).
         self._readable = readable_sizes(self.n_players, self.encoding_version)
-        self._hidden = [(t[f"hidden.{i}.weight"], t[f"hidden.{i}.bias"]) for i in range(len(arch.layers))]
-        self._out = (t["out.weight"], t["out.bias"])
-        self._activation = ACTIVATIONS[arch.activation].numpy
+        self._stack = DenseStack(t, [f"hidden.{i}" for i in range(len(arch.layers))], "out", arch.activation)
         self.name = name or arch.kind
 
     @classmethod
@@ -68,17 +66,17 @@ class QBot(Bot):
         """``float32[k, 201]`` (``dqn`` only): every action's Q-value for ``k`` observation rows."""
         if self.kind != "dqn":
             raise ValueError("a dmc network values moves with their features: use move_values")
-        return self._forward_from(self._own_prefix(observations) @ self._hidden[0][0].T)
+        return self._stack.from_first(self._own_prefix(observations) @ self._stack.hidden[0][0].T)
 
     def move_values(self, observations: np.ndarray, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """``float32[p]``: the Q-value of move ``actions[i]`` for the seat observing ``observations[rows[i]]``."""
         obs = self._own_prefix(observations)
         if self.kind == "dqn":
             return self.action_values(obs)[rows, actions]
-        weight = self._hidden[0][0]
+        weight = self._stack.hidden[0][0]
         state_part = obs @ weight[:, : self.obs_size].T
         move_part = move_features(obs[rows], actions) @ weight[:, self.obs_size :].T
-        return self._forward_from(state_part[rows] + move_part)[:, 0]
+        return self._stack.from_first(state_part[rows] + move_part)[:, 0]
 
     def legal_values(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """``float32[k, 201]``: each row's legal moves' Q-values, ``-inf`` at the illegal ones (how a search
@@ -118,10 +116,3 @@ class QBot(Bot):
         """The rows as the network reads them (their first ``obs_size`` numbers); rows of another table refused."""
         return network_input(observations, self.n_players, self.encoding_version, self.name)
 
-    def _forward_from(self, first: np.ndarray) -> np.ndarray:
-        """The rest of the MLP, from the first layer's pre-activation (its weights already applied)."""
-        h = self._activation(first + self._hidden[0][1])
-        for weight, bias in self._hidden[1:]:
-            h = self._activation(h @ weight.T + bias)
-        weight, bias = self._out
-        return h @ weight.T + bias

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..ppo.checkpoint import ACTIVATIONS
+from ..layers import ACTIVATIONS
 from .checkpoint import QArch, QCheckpoint
 
 

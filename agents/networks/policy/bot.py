@@ -8,15 +8,13 @@ and critic, torch) from the same files, for fine-tuning or for anyone who wants 
 :class:`.network.ActorCritic` the torch network the trainers train; ``tests/agents/test_network.py``
 checks that all three give the same outputs.
 
-Pretrained bots live in ``agents/pretrained/<name>.safetensors`` + ``<name>.json`` and are loaded by
-name (:func:`pretrained_names`, ``sam_env.agents.registry.load_bot("ppo")``); the Q-networks shipped
-beside them are :mod:`sam_env.agents.shipped`'s.
+The shipped networks are loaded by name through the catalogue (:mod:`..catalogue`,
+``sam_env.load_bot("ppo_v3")``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -26,23 +24,15 @@ from sam_env.core import SeatView
 from sam_env.encoding import readable_sizes
 from sam_env.move_features import legal_pairs, move_features
 
-from ..qnet.checkpoint import checkpoint_format
-from .checkpoint import FORMAT, CheckpointError, PolicyArch, PolicyCheckpoint, load_policy
-
-PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
-
-
-def pretrained_names() -> list[str]:
-    """Names of the policy networks shipped in ``agents/pretrained`` (their file stems), sorted; every
-    shipped network, Q-networks included: :func:`sam_env.agents.shipped.shipped_names`."""
-    return sorted(p.stem for p in PRETRAINED_DIR.glob("*.json") if checkpoint_format(p) == FORMAT)
+from ..layers import DenseStack
+from .checkpoint import PolicyArch, PolicyCheckpoint, load_policy
 
 
 class PPOBot(Bot):
     """Plays the action its policy network prefers among the legal ones (or samples it).
 
     Args:
-        checkpoint: validated weights and metadata (:func:`~sam_env.agents.ppo.checkpoint.load_policy`).
+        checkpoint: validated weights and metadata (:func:`~.checkpoint.load_policy`).
         seed: seeds the generator used when ``deterministic`` is False.
         deterministic: play the most probable legal action (the strongest play, and reproducible
             without a seed); False samples from the policy's masked distribution, as in training.
@@ -72,9 +62,7 @@ class PPOBot(Bot):
         self.n_players = checkpoint.rules.n_players
         """The only table size the network can play: its observation layout depends on it."""
         # The actor, read by the names and with the activation the architecture record gives.
-        self._hidden = [(t[f"{name}.weight"], t[f"{name}.bias"]) for name in arch.hidden_layers(PolicyArch.POLICY)]
-        out = PolicyArch.POLICY.out
-        self._out = (t[f"{out}.weight"], t[f"{out}.bias"])
+        self._actor = DenseStack(t, arch.hidden_layers(PolicyArch.POLICY), PolicyArch.POLICY.out, arch.activation)
         self._activation = arch.activation_fn.numpy
         self.encoding_version = checkpoint.encoding_version
         """The observation encoding the network reads: a table must encode it or a later version (whose
@@ -106,34 +94,20 @@ class PPOBot(Bot):
         """Load ``<stem>.json`` + ``<stem>.safetensors``; ``n_players``: refuse other table sizes."""
         return cls(load_policy(path, n_players=n_players), seed=seed, deterministic=deterministic, name=name)
 
-    @classmethod
-    def pretrained(
-        cls, name: str = "ppo", seed: int | None = None, deterministic: bool = True, *, label: str | None = None
-    ) -> PPOBot:
-        """A bot shipped in ``agents/pretrained`` by name (``label``: its name in reports, default ``name``)."""
-        return cls(pretrained_checkpoint(name), seed=seed, deterministic=deterministic, name=label or name)
-
     def logits(self, observation: np.ndarray, action_mask: np.ndarray | None = None) -> np.ndarray:
         """Unmasked action logits for one observation vector (the actor of the SB3 policy); with a
         move-scoring head, the legal moves' (``action_mask``) include their scores."""
         if self._move is not None:
             masks = None if action_mask is None else np.asarray(action_mask)[None, :]
             return self.batch_logits(np.asarray(observation)[None, :], masks)[0]
-        h = np.asarray(observation, dtype=np.float32)[: self.obs_size]
-        for weight, bias in self._hidden:
-            h = self._activation(weight @ h + bias)
-        weight, bias = self._out
-        return weight @ h + bias
+        return self._actor(np.asarray(observation, dtype=np.float32)[: self.obs_size])
 
     def batch_logits(self, observations: np.ndarray, action_masks: np.ndarray | None = None) -> np.ndarray:
         """``float[k, 201]``: :meth:`logits` of ``k`` observation rows in one pass of matrix products
         (what search rollouts need: one call for every table of a :class:`~sam_env.vector.VectorEnv`)."""
         observations = np.asarray(observations, dtype=np.float32)
-        h = observations[:, : self.obs_size]
-        for weight, bias in self._hidden:
-            h = self._activation(h @ weight.T + bias)
-        weight, bias = self._out
-        z = h @ weight.T + bias
+        h = self._actor.features(observations[:, : self.obs_size])
+        z = self._actor.output(h)
         if self._move is None:
             return z
         if action_masks is None:
@@ -174,12 +148,3 @@ class PPOBot(Bot):
         cumulative = np.cumsum(p)
         return int(legal[min(int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1])), legal.size - 1)])
 
-
-@cache
-def pretrained_checkpoint(name: str) -> PolicyCheckpoint:
-    """A shipped checkpoint, read and checked once per process (evaluation builds a bot per chunk of deals)."""
-    if name not in pretrained_names():
-        raise CheckpointError(
-            f"no pretrained bot {name!r} in {PRETRAINED_DIR}; shipped: {', '.join(pretrained_names()) or 'none'}"
-        )
-    return load_policy(PRETRAINED_DIR / f"{name}.json")
