@@ -16,6 +16,7 @@ from functools import partial
 
 from sam_env.bot import Bot, RandomBot
 from sam_env.core import RuleConfig
+from sam_env.utils.deprecation import warn_deprecated
 
 from .bot_objects import PickledBot, as_bot, object_label, probe_bot
 from .code_specs import is_code_spec, load_code_object
@@ -24,7 +25,7 @@ from .heuristic.bot import HeuristicBot
 from .panel import PANEL_BOTS
 from .networks import catalogue
 from .networks.catalogue import is_shipped, resolve, shipped_bot
-from .networks.format import CheckpointError, check_table, is_checkpoint_path
+from .networks.format import CheckpointError, check_seat_count, is_checkpoint_path
 from .networks.policy.bot import PPOBot
 from .networks.policy.checkpoint import PolicyCheckpoint
 from .networks.qnet.bot import QBot
@@ -46,7 +47,7 @@ FACTORIES.update({name: partial(shipped_bot, name) for name in catalogue.shipped
 FACTORIES.update({name: partial(shipped_bot, resolve(name).name, label=name) for name in catalogue.families()})
 FACTORIES[catalogue.BEST] = partial(shipped_bot, resolve(catalogue.BEST).name, label=catalogue.BEST)
 # The shipped "ppo" networks with determinized search at decision time (agents/search/).
-FACTORIES[SearchBot.name] = partial(SearchBot.pretrained, "ppo")
+FACTORIES[SearchBot.name] = partial(SearchBot.over_shipped, "ppo")
 BUILT_IN = frozenset(FACTORIES)
 """The names shipped with sam-env; :func:`register` adds others in one process (:func:`registered_at_run_time`)."""
 
@@ -58,6 +59,33 @@ class UnknownAgentError(ValueError):
 def available() -> list[str]:
     """Names :func:`make_agent` accepts, sorted."""
     return sorted(FACTORIES)
+
+
+def grouped() -> list[tuple[str, list[str]]]:
+    """The bots as the apps list them: ``best`` first, then rule bots, the held-out panel, the networks by family
+    (the family names, newest generation first: each loads its member for the table), the search bot, and any
+    bot registered at run time. Networks' own names and old aliases load too but are not listed."""
+    families = list(dict.fromkeys(e.family for e in catalogue.entries()))
+    groups = [
+        ("recommended", [catalogue.BEST]),
+        ("rule bots", [RandomBot.name, GreedyBot.name, HeuristicBot.name]),
+        ("held-out panel", list(PANEL_BOTS)),
+        ("networks", sorted(families, key=_family_order)),
+        ("search", [SearchBot.name]),
+        ("registered", sorted(registered_at_run_time())),
+    ]
+    return [(group, names) for group, names in groups if names]
+
+
+def listed() -> str:
+    """The grouped names in one line, for help texts and error messages: ``best; rule bots: random, …; …``."""
+    return "; ".join(f"{group}: {', '.join(names)}" for group, names in grouped())
+
+
+def _family_order(family: str) -> tuple[str, int]:
+    """Q-networks before policies, then the newest generation first (``dmc_v2``, ``dmc_v1``, ``ppo_v3`` …)."""
+    line, _, generation = family.rpartition("_v")
+    return (line or family, -int(generation) if generation.isdigit() else 0)
 
 
 def check_names(names: list[str] | tuple[str, ...]) -> None:
@@ -135,10 +163,10 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
     """
     n_players = None if rules is None else rules.n_players
     if isinstance(spec, PolicyCheckpoint):
-        check_table(spec.source, spec.rules.n_players, n_players)
+        check_seat_count(spec.source, spec.rules.n_players, n_players)
         return PPOBot(spec, seed=seed, name=label_of(spec))
     if isinstance(spec, QCheckpoint):
-        check_table(spec.source, spec.rules.n_players, n_players)
+        check_seat_count(spec.source, spec.rules.n_players, n_players)
         return QBot(spec, seed=seed, name=label_of(spec))
     if isinstance(spec, PickledBot):
         return as_bot(spec.load(), seed, rules, spec.label)
@@ -155,10 +183,16 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
     if rules is not None and is_shipped(spec):
         return shipped_bot(resolve(spec, n_players).name, seed=seed, label=spec)
     if rules is not None and spec == SearchBot.name:
-        return SearchBot.pretrained(resolve("ppo", n_players).name, seed=seed)
+        return SearchBot.over_shipped(resolve("ppo", n_players).name, seed=seed)
     if spec in FACTORIES and spec not in BUILT_IN:  # registered at run time: given the rules too, where it takes them
         return as_bot(FACTORIES[spec], seed, rules, spec)
     return make_agent(spec, seed)
+
+
+def load_network(path: str | os.PathLike, n_players: int | None = None) -> PolicyCheckpoint | QCheckpoint:
+    """Deprecated since 0.4.0, removed in the next release: :func:`sam_env.agents.networks.catalogue.load_network`."""
+    warn_deprecated("sam_env.agents.registry.load_network", "sam_env.agents.networks.catalogue.load_network")
+    return catalogue.load_network(path, n_players)
 
 
 def label_of(spec: BotSpec | object) -> str:

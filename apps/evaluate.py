@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sam_env.agents.panel import PANEL
-from sam_env.agents.registry import available
+from sam_env.agents.registry import listed
 from sam_env.apps import evaluate_protocol
 from sam_env.apps.evaluate_protocol import add_protocol_arguments
 from sam_env.apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--candidates",
         nargs="+",
         metavar="BOT",
-        help=f"agents to evaluate: registry names ({', '.join(available())}), policy checkpoint paths, or "
+        help=f"agents to evaluate: registry names ({listed()}), checkpoint paths, or "
         "bots of your own as package.module:attr or path/to/file.py:attr (a sam_env.Bot class or factory, "
         "or a batched policy (observations, masks) -> actions); every bot option takes the same forms",
     )

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TextIO
 
 from sam_env.agents.human import HumanPlayer, QuitGame
-from sam_env.agents.registry import available, load_bot
+from sam_env.agents.networks.catalogue import resolutions
+from sam_env.agents.registry import listed, load_bot
 from sam_env.apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
 from sam_env.evaluation.replay import ReplayWriter, record_hand
 from sam_env.evaluation.tournament import play_out
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=["heuristic"],
         metavar="NAME",
         help=f"bots in the other seats, in turn order after you; one name fills every seat "
-        f"(known: {', '.join(available())}, a policy checkpoint path, or a bot of your own: "
+        f"(known: {listed()}; a network's own name or a checkpoint path; or a bot of your own: "
         "package.module:attr or path/to/file.py:attr; default heuristic)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 to n-1 (default 0)")
@@ -91,6 +92,9 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
     for j, name in enumerate(lineup, start=1):
         seed = None if args.seed is None else args.seed + j
         players[(me + j) % n], names[(me + j) % n] = load_bot(name, seed, rules), name
+    networks = resolutions(names, n)  # "best" and family names: the network each loads, with its weights' hash
+    for name, network in networks.items():
+        out.write(f"{name} plays {network['network']} here (weights sha256 {network['sha256'][:12]}…)\n")
     env = sam_env.env(rules=rules, encoding_version=table_encoding_version(players))  # what its networks read
     raw = env.unwrapped
     trick = {"combo": NO_PLAY, "owner": -1}
@@ -126,7 +130,8 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
             out.write(f"\n=== hand {number} of {args.hands}: you are seat {me} ===\n")
             total += play_out(env, choose).net[me]
             if writer is not None:
-                writer.write(record_hand(raw.hand, names, {"app": "sam-play", "hand": number, "seed": args.seed}))
+                info = {"app": "sam-play", "hand": number, "seed": args.seed, **({"networks": networks} if networks else {})}
+                writer.write(record_hand(raw.hand, names, info))
             out.write(render_hand(raw.hand, viewer=None, symbols=args.symbols, width=width) + "\n")
             out.write(f"you: {raw.result.net[me]:+d}X this hand, {total:+d}X in total\n")
     except QuitGame:

@@ -32,7 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sam_env.agents.registry import load_network
+from sam_env.agents.networks.catalogue import load_network
 from sam_env.evaluation.panel import per_deal_net
 from sam_env.evaluation.stats import paired_difference
 from sam_env.evaluation.tournament import Match, run_matches

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from sam_env.agents.bot_objects import PolicyBot, check_action
+from sam_env.agents.networks.catalogue import resolutions
 from sam_env.agents.registry import load_bot
 
 import sam_env
@@ -216,6 +217,9 @@ class _Play:
                 by_seat[seat] = names[slot]
             d = self.task.start + row
             info = {"match": self.task.match_index, "deal": d, "seating": s, "candidate_seat": int(seats[0])}
+            networks = resolutions(by_seat, n)  # what "best" or a family name played, by name and weights
+            if networks:
+                info["networks"] = networks
             self.records.append(record_hand(raw.hand, by_seat, info).to_dict())  # type: ignore[attr-defined]
 
     def _failure(

@@ -130,3 +130,39 @@ def test_the_vector_engines_arrays_are_its_layout_and_the_old_module_says_so() -
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "sam_env.vector.tables" in done.stdout and "use sam_env.vector.layout" in done.stdout, done.stdout
+
+
+def test_the_networks_old_homes_still_import_and_say_where_they_went() -> None:
+    """0.3's ``sam_env.agents.ppo``, ``.qnet`` and ``.shipped`` are ``sam_env.agents.networks.*`` since 0.4.0: the
+    same modules (one class of each name), with a warning naming the new place."""
+    program = (
+        "import json, warnings\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from sam_env.agents.ppo.bot import PPOBot, pretrained_checkpoint\n"
+        "    from sam_env.agents.ppo.checkpoint import check_table, load_policy\n"
+        "    from sam_env.agents.qnet.bot import QBot\n"
+        "    from sam_env.agents.shipped import shipped_network_for\n"
+        "    from sam_env.agents.search import SearchBot\n"
+        "    search = SearchBot.pretrained('ppo')\n"
+        "from sam_env.agents.networks import catalogue, format, policy, qnet\n"
+        "from sam_env.agents.networks.policy.bot import PPOBot as New\n"
+        "from sam_env.agents.networks.qnet.bot import QBot as NewQ\n"
+        "from sam_env import RuleConfig\n"
+        "assert PPOBot is New and QBot is NewQ and check_table is format.check_seat_count\n"
+        "assert pretrained_checkpoint('ppo') is catalogue.shipped_checkpoint('ppo_v3')\n"
+        "assert shipped_network_for('dmc', RuleConfig(n_players=3)) == 'dmc_v1_3p' and search.name == 'ppo_search'\n"
+        "print(json.dumps([str(w.message) for w in caught if w.category is DeprecationWarning]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
+    for old, new in [
+        ("the package 'sam_env.agents.ppo'", "'sam_env.agents.networks.policy'"),
+        ("the package 'sam_env.agents.qnet'", "'sam_env.agents.networks.qnet'"),
+        ("sam_env.agents.networks.policy.bot.pretrained_checkpoint", "sam_env.agents.networks.catalogue.shipped_checkpoint"),
+        ("sam_env.agents.networks.policy.checkpoint.check_table", "sam_env.agents.networks.format.check_seat_count"),
+        ("sam_env.agents.shipped.shipped_network_for", "sam_env.agents.networks.catalogue.shipped_network_for"),
+        ("SearchBot.pretrained", "SearchBot.over_shipped"),
+    ]:
+        assert any(m.startswith(f"{old} is deprecated") and f"use {new}" in m for m in said), (old, said)

@@ -90,7 +90,7 @@ def test_the_wheel_holds_one_top_level_package_with_its_data(wheel: Path) -> Non
     names = zipfile.ZipFile(wheel).namelist()
     top = {name.split("/")[0] for name in names}
     assert {t for t in top if not t.endswith(".dist-info")} == {"sam_env"}
-    assert "sam_env/agents/pretrained/ppo.safetensors" in names
+    assert "sam_env/agents/networks/shipped/ppo_v3.safetensors" in names
     assert "sam_env/apps/web/static/index.html" in names
     assert "sam_env/training/batched/ppo.py" in names
     assert {"sam_env/configs/default.yaml", "sam_env/apps/configs/exploit.yaml"} <= set(names)
@@ -98,6 +98,34 @@ def test_the_wheel_holds_one_top_level_package_with_its_data(wheel: Path) -> Non
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "sam-eval = sam_env.apps.evaluate:main" in scripts and "sam-exploit = sam_env.apps.exploit:main" in scripts
+
+
+@pytest.mark.dev
+def test_a_strict_editable_install_lays_out_sam_env_as_static_tools_see_it(tmp_path: Path) -> None:
+    """``pip install -e . --config-settings editable_mode=strict`` (docs/installing.md, for editors and type
+    checkers): the wheel's ``.pth`` names a plain folder, with no import hook, and in that folder every package of
+    the repository sits where ``import sam_env.…`` finds it, so pyright and mypy follow it."""
+    source = tmp_path / "source"
+    source.mkdir()
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
+    for folder in ("sam_env", *MOVED, *DATA):
+        shutil.copytree(ROOT / folder, source / folder, ignore=skip)
+    build = "from setuptools import build_meta; print(build_meta.build_editable(%r, {'editable-mode': 'strict'}))"
+    done = subprocess.run(
+        [sys.executable, "-c", build % str(tmp_path)], cwd=source, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    wheel = zipfile.ZipFile(tmp_path / done.stdout.strip().splitlines()[-1])
+    (pth,) = [n for n in wheel.namelist() if n.endswith(".pth")]
+    (folder,) = wheel.read(pth).decode().split()
+    assert "import" not in wheel.read(pth).decode(), "a path, not an import hook: static tools read only paths"
+    tree = Path(folder)
+    for module in ("sam_env/core/rules.py", "sam_env/agents/registry.py", "sam_env/agents/networks/catalogue.py",
+                   "sam_env/evaluation/protocol.py", "sam_env/training/trainers.py", "sam_env/apps/evaluate.py"):
+        assert (tree / module).resolve().is_file(), module
+    assert (tree / "sam_env/agents/registry.py").resolve() == (source / "agents/registry.py").resolve()
 
 
 @pytest.mark.dev

@@ -37,11 +37,41 @@ def test_ruff_lint_and_format_are_clean() -> None:
         assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.dev
+def test_ruff_sorts_every_sam_env_import_as_first_party() -> None:
+    """``sam_env.agents``, ``.evaluation``, ``.training`` and ``.apps`` live in folders ruff cannot map to the
+    namespace; pyproject.toml names it first-party, so all of sam_env is one group after the third-party one."""
+
+    def sorted_ok(code: str) -> bool:
+        done = subprocess.run(
+            [sys.executable, "-m", "ruff", "check", "--select", "I", "--stdin-filename", "tests/example.py", "-"],
+            input=code,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
+        return done.returncode == 0
+
+    third_then_first = "import numpy as np\n\nimport sam_env\nfrom sam_env.agents.registry import load_bot\n"
+    one_group = "import numpy as np\nimport sam_env\nfrom sam_env.agents.registry import load_bot\n"
+    assert sorted_ok(third_then_first) and not sorted_ok(one_group)
+
+
 def test_the_readme_is_a_front_page() -> None:
-    """At most 200 lines, opening with the two commands; runs, speed tables and trials live in docs pages."""
+    """Under 200 lines: what sam-env is in its first five, the two commands within 30, the best bot of each table
+    size from the catalogue; runs, speed tables and trials live in docs pages."""
+    from sam_env.agents.networks.catalogue import best_for
+
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert len(readme.splitlines()) <= 200
-    assert readme.split("```", 1)[0].strip() == "# sam-env"  # the commands come first
+    lines = readme.splitlines()
+    assert len(lines) < 200
+    opening = " ".join(lines[:5])
+    assert lines[0] == "# sam-env" and "**sam-env** is a reinforcement-learning environment for **Sâm Lốc**" in opening
+    assert lines.index("```bash") < 30 and len(_commands(readme.split("```bash", 1)[1].split("```", 1)[0])) == 2
+    for players in (2, 3, 4, 5):
+        best = best_for(players)
+        row = f"| {players} | `{best.name}` | {best.protocol_v1.x_per_hand:+.2f} |"
+        assert row in readme, f"the README's 'which bot for which table' row for {players} seats: {row}"
     assert not re.search(r"\[[+−-]\d+\.\d+, [+−-]\d", readme)  # no confidence intervals at the front door
 
 

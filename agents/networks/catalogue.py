@@ -25,12 +25,14 @@ named ``dmc``, ``dmc_v2`` and ``ppo``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig
+from sam_env.utils.files import file_sha256
 
 from .format import CheckpointError, NetworkCheckpoint, checkpoint_files, checkpoint_format, write_checkpoint
 from .policy.bot import PPOBot
@@ -247,10 +249,13 @@ def shipped_network_for(name: str, rules: RuleConfig) -> str:
     return resolve(name, rules.n_players).name
 
 
-@cache
 def shipped_checkpoint(name: str) -> PolicyCheckpoint | QCheckpoint:
     """A shipped network's checkpoint (by its name or an alias), read and checked once per process."""
-    found = entry(name)
+    return _load(entry(name))
+
+
+@cache
+def _load(found: ShippedNetwork) -> PolicyCheckpoint | QCheckpoint:
     path = SHIPPED_DIR / f"{found.name}.json"
     return QCheckpoint.load(path) if found.kind == "qnet" else PolicyCheckpoint.load(path)
 
@@ -267,6 +272,18 @@ def describe(name: str, n_players: int) -> str:
     """What a shipped name plays at a table of ``n_players``, for logs and reports: ``best`` → ``dmc_v2``."""
     found = resolve(name, n_players)
     return name if found.name == name else f"{name} → {found.name}"
+
+
+def resolutions(names: Iterable[object], n_players: int) -> dict[str, dict[str, str]]:
+    """What each shipped name among ``names`` loads at a table of ``n_players``, where that is not the name itself:
+    ``{"best": {"network": "dmc_v2", "sha256": …}}`` — the record a results file, replay or log keeps of it."""
+    out: dict[str, dict[str, str]] = {}
+    for name in names:
+        if isinstance(name, str) and is_shipped(name) and name not in out:
+            found = resolve(name, n_players)
+            if found.name != name:
+                out[name] = {"network": found.name, "sha256": file_sha256(found.weights)}
+    return out
 
 
 def copy_network(source: str | Path, destination: str | Path) -> Path:

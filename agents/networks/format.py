@@ -119,7 +119,7 @@ class NetworkCheckpoint:
         json_path, weights_path = checkpoint_files(path)
         metadata = read_metadata(json_path)
         cls.check_metadata(metadata, str(json_path))
-        check_table(str(json_path), metadata["rules"].get("n_players"), n_players)
+        check_seat_count(str(json_path), metadata["rules"].get("n_players"), n_players)
         tensors = read_weights(json_path, weights_path, metadata, f"the {cls.WHAT}'s tensors")
         checkpoint = cls(tensors, metadata, str(weights_path))
         checkpoint.check_tensors()
@@ -282,7 +282,7 @@ def write_metadata(json_path: Path, metadata: Mapping[str, Any]) -> None:
     json_path.write_text(json.dumps(metadata, indent=2, sort_keys=False) + "\n", encoding="utf-8")
 
 
-def check_table(source: str, seats: object, n_players: int | None) -> None:
+def check_seat_count(source: str, seats: object, n_players: int | None) -> None:
     """Refuse a network trained for ``seats`` players at a table of ``n_players`` (``None``: any table),
     with a :class:`CheckpointError` naming ``source``: its observation layout depends on the seat count."""
     if n_players is not None and seats != n_players:

@@ -73,6 +73,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sam_env.bot import Bot
+from sam_env.utils.deprecation import warn_deprecated
 from sam_env.core import N_COMBOS, SeatView
 
 from ..networks.policy.bot import PPOBot
@@ -148,8 +149,14 @@ class SearchBot(Bot):
 
     @classmethod
     def pretrained(cls, network: str = "ppo", seed: int | None = None, *, label: str | None = None) -> SearchBot:
+        """Deprecated since 0.4.0, removed in the next release: :meth:`over_shipped`."""
+        warn_deprecated("SearchBot.pretrained", "SearchBot.over_shipped (the networks are 'shipped' everywhere)")
+        return cls.over_shipped(network, seed, label=label)
+
+    @classmethod
+    def over_shipped(cls, network: str = "ppo", seed: int | None = None, *, label: str | None = None) -> SearchBot:
         """The registry's ``ppo_search``: search over a shipped network (a policy, or a Q-network such as
-        ``dmc``), with the models and inference of :func:`~.models.shipped_search` for its table size
+        ``dmc_v2``), with the models and inference of :func:`~.models.shipped_search` for its table size
         (``label``: the name in reports, default ``"ppo_search"``)."""
         checkpoint = shipped_checkpoint(network)
         shipped = shipped_search(checkpoint.rules.n_players)

@@ -1,7 +1,8 @@
 """Which bots a table can seat, and a new game from the JSON of ``POST /api/games``.
 
-Bots are named as everywhere else (:func:`sam_env.agents.registry.load_bot`): a registry name (``random``,
-``heuristic``, ``ppo``, ``ppo_search`` …) or, for a network of one's own, ``checkpoint:<path>``
+Bots are named as everywhere else (:func:`sam_env.agents.registry.load_bot`): a registry name (``best``,
+``random``, ``heuristic``, ``dmc_v2``, ``ppo_search`` …; the page lists them grouped as
+:func:`~sam_env.agents.registry.grouped` does, ``best`` first) or, for a network of one's own, ``checkpoint:<path>``
 with the path relative to the folder given to ``sam-web --checkpoints`` (nothing outside it). Bots of
 one's own are offered by their code spec (``my_agent.py:MyBot``, ``my_package.bots:make``) when the
 server is started with ``sam-web --bots SPEC ...``: the page can name no code but those.
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sam_env.agents.registry import available, can_play, load_bot
+from sam_env.agents.registry import available, can_play, grouped, load_bot
 
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig, RuleConfigError
@@ -46,18 +47,19 @@ class BotCatalogue:
         self._listing: list[dict[str, Any]] | None = None
 
     def listing(self) -> list[dict[str, Any]]:
-        """``[{"name", "players": [seat counts it can play]}]``, registry names first (built once: loads networks)."""
+        """``[{"name", "group", "players": [seat counts it can play]}]``: the registry's groups (``best`` first),
+        then the bots of ``sam-web --bots`` and the checkpoints (built once: loads networks)."""
         if self._listing is None:
-            names: list[str | Path] = [*available(), *self.bots]
-            labels = [*available(), *self.bots]
+            entries: list[tuple[str | Path, str, str]] = [(n, n, group) for group, names in grouped() for n in names]
+            entries += [(spec, spec, "your bots") for spec in self.bots]
             for json_path in self._checkpoint_files():
-                names.append(json_path)
-                labels.append(CHECKPOINT_PREFIX + json_path.relative_to(self.checkpoints).as_posix())
+                label = CHECKPOINT_PREFIX + json_path.relative_to(self.checkpoints).as_posix()
+                entries.append((json_path, label, "checkpoints"))
             out = []
-            for spec, label in zip(names, labels, strict=True):
+            for spec, label, group in entries:
                 seats = [n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1) if _fits(spec, n)]
                 if seats:
-                    out.append({"name": label, "players": seats})
+                    out.append({"name": label, "group": group, "players": seats})
             self._listing = out
         return self._listing
 

@@ -323,8 +323,8 @@ def test_ppo_search_loads_for_every_table_size(n_players: int) -> None:
 
 
 def test_a_search_over_a_shipped_q_network_is_built_by_name() -> None:
-    """``SearchBot.pretrained`` takes any shipped network's name, ``dmc`` (a Q-network) as well as ``ppo``."""
-    bot = SearchBot.pretrained("dmc", seed=1, label="dmc_search")
+    """``SearchBot.over_shipped`` takes any shipped network's name, ``dmc`` (a Q-network) as well as ``ppo``."""
+    bot = SearchBot.over_shipped("dmc", seed=1, label="dmc_search")
     assert isinstance(bot.network, QBot) and bot.network.checkpoint is shipped_checkpoint("dmc")
     assert bot.n_players == 4 and bot.name == "dmc_search"
     assert bot.opponent_models == ("ppo_v1", "heuristic") and bot.proposals == 512

@@ -193,6 +193,31 @@ def test_no_module_imports_a_layer_above_it(folder: str, forbidden: tuple[str, .
     assert not offenders, sorted(offenders)
 
 
+NETWORK_KINDS = ("sam_env.agents.networks.policy", "sam_env.agents.networks.qnet")
+"""The two kinds of trained network: each builds on the networks' shared format, never on the other kind."""
+
+
+def test_no_import_between_the_two_network_kinds() -> None:
+    """A policy and a Q-network share their file format and forward pass (agents/networks/format.py, layers.py);
+    neither kind imports the other, and the shared modules import neither."""
+    folders = {"agents/networks/policy": NETWORK_KINDS[1], "agents/networks/qnet": NETWORK_KINDS[0]}
+    shared = [ROOT / "agents/networks/format.py", ROOT / "agents/networks/layers.py"]
+    offenders = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for folder, other in folders.items()
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for name in _imported_modules(path)
+        if name == other or name.startswith(other + ".")
+    } | {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in shared
+        for name in _imported_modules(path)
+        if any(name == kind or name.startswith(kind + ".") for kind in NETWORK_KINDS)
+    }
+    assert all(any((ROOT / f).rglob("*.py")) for f in folders)
+    assert not offenders, sorted(offenders)
+
+
 def _module_graph() -> dict[str, set[str]]:
     """Every project module and the project modules it imports by name (lazy imports included);
     ``from package import module`` counts as importing that module, not the package."""

@@ -54,12 +54,15 @@ export async function setupPlay() {
 function seatChoices() {
   const n = Number($("players").value);
   $("seat").replaceChildren(...Array.from({length: n}, (_, s) => el("option", {value: s, text: s})));
-  const fitting = state.options.bots.filter((b) => b.players.includes(n)).map((b) => b.name);
-  const preferred = fitting.includes("ppo") ? "ppo" : "heuristic";
+  const fitting = state.options.bots.filter((b) => b.players.includes(n));
+  const preferred = fitting.some((b) => b.name === "best") ? "best" : "heuristic";
+  const groups = [...new Set(fitting.map((b) => b.group))];  // in the server's order: best first
   $("opponents").replaceChildren(...Array.from({length: n - 1}, (_, j) => el("label", {},
     `Opponent ${j + 1} `,
     el("select", {class: "opponent", "data-index": j},
-      fitting.map((name) => el("option", {value: name, text: name, selected: name === preferred}))))));
+      groups.map((group) => el("optgroup", {label: group},
+        fitting.filter((b) => b.group === group)
+          .map((b) => el("option", {value: b.name, text: b.name, selected: b.name === preferred}))))))));
 }
 
 function tableRequest() {

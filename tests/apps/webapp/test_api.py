@@ -143,6 +143,17 @@ def test_a_checkpoint_under_the_folder_plays_and_nothing_outside_it(tmp_path: Pa
         assert escape.status_code == 403
 
 
+def test_the_page_lists_best_first_then_the_bots_grouped_and_networks_by_family() -> None:
+    with running(create_app()) as url, httpx.Client(base_url=url) as client:
+        bots = client.get("/api/options").json()["bots"]
+    assert bots[0] == {"name": "best", "group": "recommended", "players": [2, 3, 4, 5]}
+    groups = list(dict.fromkeys(b["group"] for b in bots))
+    assert groups == ["recommended", "rule bots", "held-out panel", "networks", "search"]
+    networks = {b["name"]: b["players"] for b in bots if b["group"] == "networks"}
+    assert networks["dmc_v2"] == [2, 4, 5] and networks["dmc_v1"] == [2, 3, 4, 5] and networks["ppo_v1"] == [4]
+    assert not {"ppo", "dmc", "dmc_2p", "ppo_v3_2p"} & {b["name"] for b in bots}, "aliases and members load, unlisted"
+
+
 def test_idle_games_expire_and_live_games_are_capped() -> None:
     now = [0.0]
     with (

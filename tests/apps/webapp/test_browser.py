@@ -112,7 +112,7 @@ def test_a_whole_hand_against_ppo_by_clicking(page: object, live: str) -> None:
     assert played_by_cards >= 1 and refused_shown == 1
     assert page.locator("#result .reveal tr").count() == 5  # a header and every seat, revealed
     assert page.locator("#result .reveal .card[data-card]").count() >= 40  # the deal of every seat, face up
-    assert "Ledger" in page.inner_text("#result") and "ppo" in page.inner_text("#others")
+    assert "Ledger" in page.inner_text("#result") and "best" in page.inner_text("#others")
     check_screenshot(page, "result")
     page.click("#next-hand")
     page.wait_for_function(
