@@ -41,12 +41,12 @@ def check_size(players: int, deals: int, seed: int, workers: int | None) -> tupl
         diff = paired_difference(best_nets, other)
         holds &= diff[2] >= 0
         rows.append(f"| **`{best.name}` − `{name}`** (paired) | | **{CELLS.format(*diff)}** |")
-    verdict = "holds" if holds else "does NOT hold"
+    verdict = "holds: no difference's upper bound is below 0" if holds else "does NOT hold: a network below is stronger"
     table = "\n".join(["| network | X/hand vs heuristic [95 % CI] | difference [95 % CI] |", "|---|---:|---:|", *rows])
     body = (
         f"## {players} seats: `{BEST}` is `{best.name}`\n\n{table}\n\n"
-        f"`{BEST}` {verdict} at {players} seats: no upper bound of a difference is below 0 where it holds. "
-        f"{deals:,} deals × {players} rotations against {players - 1} heuristic seats, seed {seed}, greedy moves."
+        f"`{BEST}` {verdict} at {players} seats. {deals:,} deals × {players} seat rotations against "
+        f"heuristic × {players - 1}, seed {seed}, greedy moves."
     )
     return body, holds
 

@@ -145,7 +145,7 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork("ppo_v2", "policy", 4, "ppo_v2", "ppo_v1 fine-tuned 5M moves by batched PPO against itself and the heuristic"),
     ShippedNetwork("ppo_v1", "policy", 4, "ppo_v1", "sb3-contrib's MaskablePPO, 6M moves against rule bots and itself (configs/records/ppo_v1.yaml)"),
     ShippedNetwork(
-        "ppo_selfplay", "policy", 4, "ppo_selfplay", "batched PPO by pure self-play from scratch, 20M moves, never seating a rule bot"
+        "ppo_selfplay", "policy", 4, "ppo_selfplay", "batched PPO by pure self-play from scratch, never seating a rule bot (docs/self_play.md)"
     ),
 )
 """Every shipped network: the recommended ones first, then by family, newest generation first."""
@@ -325,5 +325,27 @@ def _sizes(sizes: list[int]) -> str:
     return ", ".join(map(str, sizes[:-1])) + (" and " if len(sizes) > 1 else "") + str(sizes[-1])
 
 
+SECTION = ("<!-- catalogue:start -->", "<!-- catalogue:end -->")
+"""The markers of the catalogue's table in a docs page (docs/networks.md), written by :func:`main`."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print the catalogue's table, or write it between the :data:`SECTION` markers of ``--markdown PAGE``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="The shipped networks, as a Markdown table.")
+    parser.add_argument("--markdown", type=Path, help="write the table into this page, between its catalogue markers")
+    args = parser.parse_args(argv)
+    if args.markdown is None:
+        print(markdown_table())
+        return
+    text = args.markdown.read_text(encoding="utf-8")
+    start, end = SECTION
+    if start not in text or end not in text:
+        parser.error(f"{args.markdown} has no {start} ... {end} markers to write the table between")
+    head, rest = text.split(start, 1)
+    args.markdown.write_text(f"{head}{start}\n{markdown_table()}\n{end}{rest.split(end, 1)[1]}", encoding="utf-8")
+
+
 if __name__ == "__main__":
-    print(markdown_table())
+    main()

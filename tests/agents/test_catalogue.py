@@ -208,3 +208,13 @@ def test_each_shipped_dmc_network_was_made_by_its_record(name: str) -> None:
 
 def test_every_shipped_q_network_has_the_record_of_its_run() -> None:
     assert {e.name for e in entries() if e.kind == "qnet"} == set(DMC_RECORDS)
+
+
+def test_the_networks_page_shows_the_catalogue_as_it_is() -> None:
+    """docs/networks.md's table is written by ``python -m sam_env.agents.networks.catalogue --markdown``: the one
+    list, never a copy that drifts."""
+    from sam_env.agents.networks.catalogue import SECTION, markdown_table
+
+    page = (ROOT / "docs" / "networks.md").read_text(encoding="utf-8")
+    start, end = SECTION
+    assert page.split(start, 1)[1].split(end, 1)[0].strip() == markdown_table()
