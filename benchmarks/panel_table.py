@@ -30,18 +30,18 @@ from pathlib import Path
 
 import numpy as np
 from common import command_line, machine_line, run_single_threaded, write_section
-from sam_env.agents.panel import PANEL
-from sam_env.agents.registry import load_bot
-from sam_env.evaluation.panel import panel_matches, panel_rows
-from sam_env.evaluation.report import panel_markdown
-from sam_env.evaluation.stats import Summary
-from sam_env.evaluation.tournament import Match, MatchResult, play_out, run_matches
 from tqdm import tqdm
 
 import sam_env
+from sam_env.agents.registry import load_bot
 from sam_env.core import RuleConfig, SeatView
+from sam_env.evaluation.panel import panel_matches, panel_rows
+from sam_env.evaluation.report import panel_markdown
+from sam_env.evaluation.stats import Summary
+from sam_env.evaluation.suites import HELD_OUT_PANEL as PANEL
+from sam_env.evaluation.suites import PANEL_BASELINE as BASELINE
+from sam_env.evaluation.tournament import Match, MatchResult, play_out, run_matches
 
-BASELINE = "heuristic"
 STYLE_BOTS = (BASELINE, *PANEL)
 
 

@@ -3,7 +3,8 @@
     cd benchmarks && nice -n 10 python shipped_bots.py --deals 2000 --seed 7 --workers 1 \
         --markdown ../docs/results/ppo_strength.md --figure ../docs/shipped_bots.png --json ../results/shipped_bots.json
 
-For every seat count of ``--players`` and every network shipped for it (``agents/pretrained``), one
+For every seat count of ``--players`` and every network shipped for it (each entry of the catalogue,
+:mod:`sam_env.agents.networks.catalogue`, by its own name; who meets whom is :mod:`sam_env.evaluation.suites`), one
 duplicate tournament (:func:`sam_env.evaluation.tournament.run_matches`: every deal once per seat rotation, X/hand
 with a 95 % interval over deals), all matches on the same ``--deals`` deals of ``--seed``:
 
@@ -30,17 +31,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from common import command_line, machine_line, run_single_threaded, write_section
-from sam_env.agents.panel import PANEL
-from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_names
+
+from sam_env.agents.networks.catalogue import entries
+from sam_env.core import RuleConfig
 from sam_env.evaluation.panel import BASELINE, PanelRow, panel_matches, panel_rows
 from sam_env.evaluation.stats import Summary
+from sam_env.evaluation.suites import HELD_OUT_PANEL as PANEL
+from sam_env.evaluation.suites import SHIPPED_BOT_REFERENCE, shipped_bot_networks, shipped_bot_opponents
 from sam_env.evaluation.tournament import Match, MatchResult, run_matches
 
-from sam_env.core import RuleConfig
-
-REFERENCE = "ppo_v1"
-"""The first 4-seat bot, the second opponent of the 4-seat targets."""
-TARGETS = {"heuristic": {4: 4.0}, REFERENCE: {4: 1.5}}
+REFERENCE = SHIPPED_BOT_REFERENCE
+"""The first 4-seat bot, the second opponent of the 4-seat targets (``suites.SHIPPED_BOT_REFERENCE``)."""
+TARGETS = {BASELINE: {4: 4.0}, REFERENCE: {4: 1.5}}
 """The strength targets, X/hand: opponent → seat count → the least a network should score."""
 OTHER_SEATS_TARGET = 3.0
 """The target against the heuristic at the seat counts ``TARGETS`` does not name."""
@@ -49,14 +51,15 @@ MARGIN_TARGET = 1.0
 
 
 def networks_for(n_players: int) -> list[str]:
-    """The shipped networks made for ``n_players`` seats, the family's own (``ppo``, ``ppo_<n>p``) first."""
-    names = [p for p in shipped_names() if shipped_checkpoint(p).rules.n_players == n_players]
-    return sorted(names, key=lambda p: (not (p == "ppo" or p == f"ppo_{n_players}p"), p))
+    """The shipped networks made for ``n_players`` seats, by their catalogue names, the recommended one first
+    (:func:`sam_env.evaluation.suites.shipped_bot_networks`)."""
+    return list(shipped_bot_networks(n_players))
 
 
 def opponents_for(n_players: int) -> list[str]:
-    """The fixed opponents of the first table: the heuristic, and ``ppo_v1`` where it can sit."""
-    return [BASELINE, REFERENCE] if n_players == shipped_checkpoint(REFERENCE).rules.n_players else [BASELINE]
+    """The fixed opponents of the first table: the heuristic, and ``ppo_v1`` where it can sit
+    (:func:`sam_env.evaluation.suites.shipped_bot_opponents`)."""
+    return list(shipped_bot_opponents(n_players))
 
 
 def plan(networks: Sequence[str], n_players: int) -> list[Match]:
@@ -160,7 +163,8 @@ def main() -> None:
     hands = 0
     missing = [n for n in args.players if not networks_for(n)]
     if missing:
-        parser.error(f"--players: no network is shipped for {missing} seats; shipped: {shipped_names()}")
+        sizes = sorted({e.seats for e in entries()})
+        parser.error(f"--players: no network is shipped for {missing} seats; the catalogue has {sizes} seats")
     for n in args.players:
         rules, networks = RuleConfig(n_players=n), networks_for(n)
         results: list[MatchResult] = run_matches(plan(networks, n), rules, args.deals, args.seed, args.workers)

@@ -16,6 +16,9 @@ takes bots as specs or as objects (your own class, factory, instance or batched 
 * :mod:`.replay` — hand records as JSON Lines (``--record``), their writer and a reader that replays them;
 * :mod:`.exploitability` — the table of best responses to a bot (``sam-exploit --out`` records), kept on
   its page;
+* :mod:`.suites` — opponent suites, who a bot is measured against: every line-up of opponents, each defined
+  once (the baselines, the held-out panel's names, protocol v1's suite, training's baselines, the shipped-bot
+  targets);
 * :mod:`.protocol` — protocol v1: the tracks, tiers, pinned deal sets and opponent suites a published
   score is measured under; :mod:`.protocol_run` plays it (rows, panel margins, the headline score);
   :mod:`.results` — results files, their JSON Schema and their validation; :mod:`.fingerprints` — what a

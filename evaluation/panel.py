@@ -20,13 +20,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sam_env.agents.panel import PANEL, is_panel_bot
+
+from sam_env.agents.panel import is_panel_bot
 
 from .stats import NET, mean_ci, paired_difference
+from .suites import HELD_OUT_PANEL as PANEL
+from .suites import PANEL_BASELINE
 from .tournament import Match, MatchResult
 
-BASELINE = "heuristic"
-"""The bot whose margin against each panel bot a candidate's is compared with."""
+BASELINE = PANEL_BASELINE
+"""The bot whose margin against each panel bot a candidate's is compared with (:data:`.suites.PANEL_BASELINE`)."""
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ A protocol fixes everything a score depends on, so that two results files of it 
 * **the deals**: deal ``i`` of :data:`SEED` (:func:`sam_env.evaluation.deals.make_deal`), ``i = 0 … D-1``
   with ``D`` fixed per tier and seat count (:data:`TIERS`), and the SHA-256 of their dealt cards
   (:func:`deal_set_sha256`, pinned in :data:`DEAL_SET_SHA256`: the same on every machine and run);
-* **the opponents** (:func:`suite`): the baselines ``random``, ``greedy`` and ``heuristic``, the
-  held-out panel (:mod:`sam_env.agents.panel`) and the shipped networks made for the seat count,
+* **the opponents** (:func:`suite`, defined in :mod:`.suites`): the baselines ``random``, ``greedy`` and
+  ``heuristic``, the held-out panel (:mod:`sam_env.agents.panel`) and the shipped networks made for the seat count,
   each as ``n - 1`` copies around the candidate in every rotation of every deal; the ``search`` tier
   replaces them by ``ppo_search``, on fewer deals, as a search for every decision makes its hands far slower;
 * **the seeds**: every bot, the candidate included, is reseeded for every hand from
@@ -29,13 +29,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
-from sam_env.agents.panel import PANEL
-
 from sam_env.core import RuleConfig
 from sam_env.core.cards import format_cards
 from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 
+from . import suites
 from .deals import make_deal
+from .suites import Opponent
 
 PROTOCOL_ID = "sam-env-protocol"
 """What a results file says it was measured under, with :data:`VERSION`."""
@@ -47,30 +47,19 @@ SEED = 20_240_601
 PLAYERS: tuple[int, ...] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
 """The seat counts protocol v1 has a track for."""
 
-BASELINES: tuple[str, ...] = ("random", "greedy", "heuristic")
-NETWORKS: dict[int, tuple[str, ...]] = {
-    2: ("ppo_2p",),
-    3: ("ppo_3p",),
-    4: ("ppo", "ppo_v1", "ppo_v2", "ppo_selfplay"),
-    5: ("ppo_5p",),
-}
-"""The shipped networks each track seats: the policy networks shipped when v1 was fixed. Networks shipped
-later (the Deep Monte-Carlo ``dmc``) are measured as candidates; seating them would make another version."""
-SEARCH: tuple[str, ...] = ("ppo_search",)
-"""The opponents of the search tier: the seat count's ``ppo`` network with determinized search."""
-SEARCH_NETWORK: dict[int, str] = {2: "ppo_2p", 3: "ppo_3p", 4: "ppo", 5: "ppo_5p"}
-"""The network ``ppo_search`` plays at each seat count (:func:`sam_env.agents.registry.shipped_network_for`)."""
-OPPONENT_WEIGHTS: dict[str, str] = {
-    "ppo": "533d9e200f25ef9e618aad2e08b0ea2afbb43ac32e85e0040280c56d1cab7bd6",
-    "ppo_2p": "7441516a9716d72c7e595934586608f1a0d44f7302e50c9fb450a92bfc865906",
-    "ppo_3p": "092a31b9599b5685abf47d7983db3958a8769f26d777c522e54619ede193462b",
-    "ppo_5p": "b597c8790a6c0e04d4e76dfb523562d307d87efaf0ae3d66dcb4288d149387b5",
-    "ppo_selfplay": "8d05795d558746b1bc9fef7a018e6601efa2e88129465b278407a0d33133b871",
-    "ppo_v1": "6f98861c08723efccd8148f33fbb210881b8b850611b3bacb8a2a0a3a8fdeb54",
-    "ppo_v2": "51f63708bebe0a24cbaa4aedb3ef0f885eee6b0af545796b64fa3ad151e7de11",
-}
-"""SHA-256 of the safetensors weights of every network protocol v1 seats (``ppo_search`` plays ``ppo``,
-or ``ppo_<n>p``): a run refuses an install whose networks differ (:func:`check_opponent_weights`)."""
+# The suite is defined in .suites, with every other line-up of opponents; these are its names here.
+BASELINES = suites.PROTOCOL_V1_BASELINES
+"""The baseline rows (:data:`.suites.PROTOCOL_V1_BASELINES`)."""
+NETWORKS = suites.PROTOCOL_V1_NETWORKS
+"""The shipped networks each track seats (:data:`.suites.PROTOCOL_V1_NETWORKS`): the policy networks shipped
+when v1 was fixed. Networks shipped later (the Deep Monte-Carlo ``dmc``) are measured as candidates."""
+SEARCH = suites.PROTOCOL_V1_SEARCH
+"""The opponents of the search tier (:data:`.suites.PROTOCOL_V1_SEARCH`): ``ppo_search``."""
+SEARCH_NETWORK = suites.PROTOCOL_V1_SEARCH_NETWORK
+"""The network ``ppo_search`` plays at each seat count (:data:`.suites.PROTOCOL_V1_SEARCH_NETWORK`)."""
+OPPONENT_WEIGHTS = suites.PROTOCOL_V1_WEIGHTS
+"""SHA-256 of the weights of every network protocol v1 seats (:data:`.suites.PROTOCOL_V1_WEIGHTS`): a run
+refuses an install whose networks differ (:func:`check_opponent_weights`)."""
 
 
 @dataclass(frozen=True)
@@ -135,25 +124,10 @@ def tier_named(name: str) -> Tier:
     return TIERS[name]
 
 
-@dataclass(frozen=True)
-class Opponent:
-    """One row of a suite: the candidate against ``n - 1`` copies of ``name``; ``group`` says which suite part."""
-
-    name: str
-    group: str
-    """``baseline``, ``panel``, ``network`` or ``search``."""
-
-
 def suite(players: int, tier: str) -> tuple[Opponent, ...]:
-    """The opponents of a track and tier, in the order of a results file's rows."""
+    """The opponents of a track and tier, in the order of a results file's rows (:func:`.suites.protocol_v1`)."""
     rules_for(players)
-    if tier_named(tier).search:
-        return tuple(Opponent(name, "search") for name in SEARCH)
-    return (
-        *(Opponent(name, "baseline") for name in BASELINES),
-        *(Opponent(name, "panel") for name in PANEL),
-        *(Opponent(name, "network") for name in NETWORKS[players]),
-    )
+    return suites.protocol_v1(players, search=tier_named(tier).search)
 
 
 def headline_opponents(players: int, tier: str) -> tuple[str, ...]:

@@ -122,8 +122,14 @@ def test_a_strict_editable_install_lays_out_sam_env_as_static_tools_see_it(tmp_p
     (folder,) = wheel.read(pth).decode().split()
     assert "import" not in wheel.read(pth).decode(), "a path, not an import hook: static tools read only paths"
     tree = Path(folder)
-    for module in ("sam_env/core/rules.py", "sam_env/agents/registry.py", "sam_env/agents/networks/catalogue.py",
-                   "sam_env/evaluation/protocol.py", "sam_env/training/trainers.py", "sam_env/apps/evaluate.py"):
+    for module in (
+        "sam_env/core/rules.py",
+        "sam_env/agents/registry.py",
+        "sam_env/agents/networks/catalogue.py",
+        "sam_env/evaluation/protocol.py",
+        "sam_env/training/trainers.py",
+        "sam_env/apps/evaluate.py",
+    ):
         assert (tree / module).resolve().is_file(), module
     assert (tree / "sam_env/agents/registry.py").resolve() == (source / "agents/registry.py").resolve()
 
@@ -194,7 +200,7 @@ def test_a_distribution_that_owns_the_generic_names_works_beside_sam_env(tmp_pat
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     assert lines[0] == "other project: agents|other project: training|other project: evaluation|other project: apps"
-    assert lines[1] == "True ['dmc', 'dmc_2p']"
+    assert lines[1] == "True ['best', 'dmc']"
     assert lines[2] == "False", "the environment with the shipped networks as opponents loads no torch"
 
 

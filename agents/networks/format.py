@@ -326,7 +326,9 @@ def read_metadata(json_path: Path) -> dict[str, Any]:
     try:
         metadata = json.loads(json_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise CheckpointError(f"{json_path}: not valid JSON ({err}); expected a network checkpoint's metadata") from None
+        raise CheckpointError(
+            f"{json_path}: not valid JSON ({err}); expected a network checkpoint's metadata"
+        ) from None
     if not isinstance(metadata, dict):
         kind = type(metadata).__name__
         raise CheckpointError(f"{json_path}: expected a JSON object of network metadata, got a JSON {kind}")

@@ -39,7 +39,11 @@ MOVED_PACKAGES = ("agents", "evaluation", "training", "apps")
 """The repository's top-level folders that install as ``sam_env.<name>`` since 0.3.0 (see the CHANGELOG)."""
 
 
-def redirect_moved_package(old: str, new: str | None = None) -> None:
+def redirect_moved_package(
+    old: str,
+    new: str | None = None,
+    moved_names: Mapping[str, Mapping[str, tuple[Callable[[], object], str]]] | None = None,
+) -> None:
     """Serve the package ``old`` (and its submodules) as the package ``new``, with a warning.
 
     Its ``__init__`` calls this when the package is imported by its old name. It swaps in the ``new``
@@ -52,6 +56,10 @@ def redirect_moved_package(old: str, new: str | None = None) -> None:
       ``sys.path`` when Python runs from the repository root;
     * the networks' packages of 0.3 (``sam_env.agents.ppo`` and ``sam_env.agents.qnet``), which moved
       under ``sam_env.agents.networks`` in 0.4.
+
+    ``moved_names``: names that left a submodule in the move, by submodule (``{"bot": {"old_name": (get, "its.new.name")}}``):
+    that submodule serves them with a warning (a module ``__getattr__``, PEP 562), only once the old package has been
+    imported, so the new modules carry nothing of their past and import nothing to serve it.
     """
     import importlib
     import sys
@@ -64,6 +72,21 @@ def redirect_moved_package(old: str, new: str | None = None) -> None:
     if not any(isinstance(f, _MovedPackageFinder) and f.old == old for f in sys.meta_path):
         sys.meta_path.insert(0, _MovedPackageFinder(old, new))
     sys.modules[old] = importlib.import_module(new)
+    for submodule, names in (moved_names or {}).items():
+        _serve_moved_names(importlib.import_module(f"{new}.{submodule}"), names)
+
+
+def _serve_moved_names(module: object, names: Mapping[str, tuple[Callable[[], object], str]]) -> None:
+    """Give ``module`` a ``__getattr__`` that serves ``names`` (each built on first use) with a warning."""
+
+    def __getattr__(name: str) -> object:
+        if name not in names:
+            raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")  # type: ignore[attr-defined]
+        get, new = names[name]
+        warn_deprecated(f"{module.__name__}.{name}", new)  # type: ignore[attr-defined]
+        return get()
+
+    module.__getattr__ = __getattr__  # type: ignore[attr-defined]
 
 
 class _MovedPackageFinder:

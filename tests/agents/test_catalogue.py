@@ -76,7 +76,9 @@ def test_one_recommended_network_per_size_and_it_has_the_best_protocol_v1_headli
         assert len(recommended) == 1, players
         best = recommended[0]
         assert best_for(players) == best
-        rivals = [e for e in entries() if e.seats == players and e.protocol_v1 and e.protocol_v1.tier == best.protocol_v1.tier]
+        rivals = [
+            e for e in entries() if e.seats == players and e.protocol_v1 and e.protocol_v1.tier == best.protocol_v1.tier
+        ]
         assert len(rivals) >= 2, f"nothing to judge {best.name} against at {players} seats"
         assert max(rivals, key=lambda e: e.protocol_v1.x_per_hand) == best
 
@@ -118,13 +120,17 @@ def test_a_family_loads_its_member_for_the_table_and_refuses_a_size_it_lacks_lis
             else:
                 refused += 1
                 listed = ", ".join(f"{n} ({k} players)" for k, n in sorted(sizes.items()))
-                with pytest.raises(CatalogueError, match=re.escape(f"has no network for a {players}-player table; it has {listed}")):
+                with pytest.raises(
+                    CatalogueError, match=re.escape(f"has no network for a {players}-player table; it has {listed}")
+                ):
                     load_bot(family, rules=rules)
     assert refused > 0, "some family lacks some size, so the refusal must have been checked"
 
 
 def test_dmc_v2_at_three_seats_is_refused_and_dmc_loads_its_three_seat_network() -> None:
-    with pytest.raises(CatalogueError, match=r"'dmc_v2' has no network for a 3-player table; it has dmc_v2_2p \(2 players\)"):
+    with pytest.raises(
+        CatalogueError, match=r"'dmc_v2' has no network for a 3-player table; it has dmc_v2_2p \(2 players\)"
+    ):
         load_bot("dmc_v2", rules=RuleConfig(n_players=3))
     assert load_bot("dmc", rules=RuleConfig(n_players=3)).checkpoint.source.endswith("dmc_v1_3p.safetensors")
 

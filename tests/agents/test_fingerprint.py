@@ -40,7 +40,7 @@ def test_version_2_fingerprint_is_todays_and_differs_from_version_1(n_players: i
 def test_fingerprint_is_todays(n_players: int) -> None:
     assert encoding.fingerprint(n_players) == GOLDEN[n_players], (
         "the observation layout, the action table or a scaling constant changed: every trained network "
-        "(agents/pretrained included) now reads its inputs wrongly. Retrain or migrate the checkpoints, "
+        "(agents/networks/shipped included) now reads its inputs wrongly. Retrain or migrate the checkpoints, "
         "bump ENCODING_VERSION, and then update GOLDEN here."
     )
 

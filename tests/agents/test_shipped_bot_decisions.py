@@ -1,7 +1,7 @@
 """The shipped network plays exactly as it did when these decisions were recorded.
 
 Refactoring the loader, the checkpoint format or the encoder must not change a single move of
-``agents/pretrained/ppo_v1`` (shipped as ``ppo`` until the batched trainer's bots replaced it): the
+``agents/networks/shipped/ppo_v1`` (shipped as ``ppo`` until the batched trainer's bots replaced it): the
 test replays a fixed table (the shipped bot in two seats, the random
 and heuristic bots in the others, every bot seeded) through ``sam_env.env()`` and compares every
 decision of the shipped bot — its seat and action, in order — and a SHA-256 of every observation it

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sam_env.agents.networks.catalogue import shipped_checkpoint
-from sam_env.agents.networks.catalogue import shipped_network_for
+
+from sam_env.agents.networks.catalogue import entry, shipped_checkpoint, shipped_network_for
 from sam_env.agents.registry import load_bot
 from sam_env.apps import evaluate
 from sam_env.evaluation import protocol
@@ -83,7 +83,8 @@ def test_the_suites_seat_at_their_tables_and_their_networks_are_pinned() -> None
                 load_bot(name, rules=rules)  # every opponent plays its table
             assert "random" not in track.headline_opponents
             assert set(track.headline_opponents) == set(names) - {"random"}
-        assert shipped_network_for("ppo", rules) == SEARCH_NETWORK[players]
+        # ppo_search plays the catalogue's name for it (ppo_v3_2p), v1 pins the old one (ppo_2p): one network
+        assert entry(shipped_network_for("ppo", rules)) is entry(SEARCH_NETWORK[players])
         for name in NETWORKS[players]:
             assert shipped_checkpoint(name).rules.n_players == players
             assert shipped_weights_sha256(name) == OPPONENT_WEIGHTS[name]

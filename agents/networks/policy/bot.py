@@ -23,7 +23,6 @@ from sam_env.bot import Bot
 from sam_env.core import SeatView
 from sam_env.encoding import readable_sizes
 from sam_env.move_features import legal_pairs, move_features
-from sam_env.utils.deprecation import warn_deprecated
 
 from ..layers import DenseStack
 from .checkpoint import PolicyArch, PolicyCheckpoint, load_policy
@@ -148,36 +147,3 @@ class PPOBot(Bot):
         p = np.exp(z - z.max())
         cumulative = np.cumsum(p)
         return int(legal[min(int(np.searchsorted(cumulative, self.rng.random() * cumulative[-1])), legal.size - 1)])
-
-
-
-def _shipped_dir() -> Path:
-    from ..catalogue import SHIPPED_DIR
-
-    return SHIPPED_DIR
-
-
-def _policy_names() -> list[str]:
-    from ..catalogue import entries
-
-    return sorted(e.name for e in entries() if e.kind == "policy")
-
-
-def _shipped_checkpoint(name: str) -> PolicyCheckpoint:
-    from ..catalogue import shipped_checkpoint
-
-    return shipped_checkpoint(name)  # type: ignore[return-value]
-
-
-def __getattr__(name: str) -> object:
-    """0.3's names of the shipped policies, kept for a release (the catalogue holds every shipped network now)."""
-    moved = {
-        "PRETRAINED_DIR": (_shipped_dir, "sam_env.agents.networks.catalogue.SHIPPED_DIR"),
-        "pretrained_names": (lambda: _policy_names, "sam_env.agents.networks.catalogue.entries"),
-        "pretrained_checkpoint": (lambda: _shipped_checkpoint, "sam_env.agents.networks.catalogue.shipped_checkpoint"),
-    }
-    if name not in moved:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value, new = moved[name]
-    warn_deprecated(f"{__name__}.{name}", new)
-    return value()

@@ -19,9 +19,7 @@ import numpy as np
 
 from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig, encoding, move_features
 from sam_env.encoding import ENCODING_VERSIONS
-from sam_env.utils.deprecation import deprecated_names
 
-from .. import format as format_module
 from ..format import (
     CheckpointError,
     NetworkCheckpoint,
@@ -218,23 +216,3 @@ def add_fingerprint(path: str | Path) -> Path:
         write_metadata(json_path, metadata)
         raise
     return json_path
-
-
-def _copy_policy(source: str | Path, destination: str | Path) -> Path:
-    from ..catalogue import copy_network
-
-    return copy_network(source, destination)
-
-
-__getattr__ = deprecated_names(
-    __name__,
-    {
-        name: (getattr(format_module, name), f"sam_env.agents.networks.format.{name}")
-        for name in ("is_checkpoint_path", "save_weights", "write_checkpoint", "read_weights", "check_tensor_shapes")
-    }
-    | {
-        "check_table": (format_module.check_seat_count, "sam_env.agents.networks.format.check_seat_count"),
-        "copy_policy": (_copy_policy, "sam_env.agents.networks.catalogue.copy_network"),
-    },
-)
-"""0.3's names of the shared format, kept for a release (they moved to :mod:`..format`)."""

@@ -115,4 +115,3 @@ class QBot(Bot):
     def _own_prefix(self, observations: np.ndarray) -> np.ndarray:
         """The rows as the network reads them (their first ``obs_size`` numbers); rows of another table refused."""
         return network_input(observations, self.n_players, self.encoding_version, self.name)
-
