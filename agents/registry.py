@@ -22,7 +22,6 @@ from .bot_objects import PickledBot, as_bot, object_label, probe_bot
 from .code_specs import is_code_spec, load_code_object
 from .greedy_bot import GreedyBot
 from .heuristic.bot import HeuristicBot
-from .panel import PANEL_BOTS
 from .networks import catalogue
 from .networks.catalogue import is_shipped, resolve, shipped_bot
 from .networks.format import CheckpointError, check_seat_count, is_checkpoint_path
@@ -30,6 +29,7 @@ from .networks.policy.bot import PPOBot
 from .networks.policy.checkpoint import PolicyCheckpoint
 from .networks.qnet.bot import QBot
 from .networks.qnet.checkpoint import QCheckpoint, is_qnet_checkpoint
+from .panel import PANEL_BOTS
 from .search import SearchBot
 
 BotFactory = Callable[[int | None], Bot]
@@ -93,7 +93,8 @@ def check_names(names: list[str] | tuple[str, ...]) -> None:
     unknown = [n for n in names if n not in FACTORIES]
     if unknown:
         raise UnknownAgentError(
-            f"unknown agent name(s) {', '.join(map(repr, unknown))}; known agents: {', '.join(available())} "
+            f"unknown agent name(s) {', '.join(map(repr, unknown))}; known agents: {listed()}; or a shipped network's "
+            "own name or old name (python -m sam_env.agents.networks.catalogue lists them) "
             "(or a checkpoint: a policy.json, its stem, or the folder that holds it)"
         )
 

@@ -1,4 +1,5 @@
-"""Deprecated since 0.4.0, removed in the next release: the shipped networks are :mod:`sam_env.agents.networks.catalogue`'s."""
+"""Deprecated since 0.4.0, removed in the next release: the shipped networks are listed by
+:mod:`sam_env.agents.networks.catalogue`."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from sam_env.agents.registry import listed
 from sam_env.apps import evaluate_protocol
 from sam_env.apps.evaluate_protocol import add_protocol_arguments
 from sam_env.apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
+from sam_env.core import RuleConfig
 from sam_env.evaluation.failures import EvaluationError, HandFailure
 from sam_env.evaluation.panel import panel_matches, panel_rows
 from sam_env.evaluation.ratings import rate
@@ -32,8 +33,6 @@ from sam_env.evaluation.report import (
 )
 from sam_env.evaluation.seating import adjacent_flows
 from sam_env.evaluation.tournament import Match, MatchResult, run_matches
-
-from sam_env.core import RuleConfig
 
 EPILOG = """\
 examples:
@@ -55,7 +54,7 @@ examples:
       (observations, masks) -> actions, played in batches (docs/evaluation.md#evaluate-your-own-agent)
   sam-eval --protocol v1 --candidates my_agent.py:MyBot --quick
       protocol v1's 4-seat track at its quick tier: fixed deals, opponents and seeds, and a results file
-      that sam-eval --validate checks (docs/benchmark_your_agent.md, docs/protocol.md)
+      that sam-eval --validate checks (docs/score_your_agent.md, docs/protocol.md)
   sam-eval --compare leaderboard/ppo.v1-4p-full.results.json leaderboard/heuristic.v1-4p-full.results.json
       two results files of one track and tier: the headlines' difference, paired deal by deal
 """

@@ -25,7 +25,7 @@ DEFAULT_OUT = Path("results/protocol")
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of the protocol mode, in their own group of ``sam-eval --help``."""
-    group = parser.add_argument_group(f"protocol {NAME} (docs/protocol.md, docs/benchmark_your_agent.md)")
+    group = parser.add_argument_group(f"protocol {NAME} (docs/protocol.md, docs/score_your_agent.md)")
     group.add_argument(
         "--protocol",
         choices=[NAME],

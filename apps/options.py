@@ -10,7 +10,6 @@ from pathlib import Path
 from sam_env.agents.bot_objects import probe_bot
 from sam_env.agents.code_specs import BotSpecError, is_code_spec
 from sam_env.agents.registry import available, can_play, load_bot
-
 from sam_env.core import RuleConfig, RuleConfigError
 from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
 from sam_env.utils.config_files import read_mapping

@@ -17,17 +17,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+import sam_env
 from sam_env.agents.human import HumanPlayer, QuitGame
 from sam_env.agents.networks.catalogue import resolutions
 from sam_env.agents.registry import listed, load_bot
 from sam_env.apps.options import add_rules_arguments, check_bots, opponent_lineup, refusals_reported, rules_from_args
-from sam_env.evaluation.replay import ReplayWriter, record_hand
-from sam_env.evaluation.tournament import play_out
-
-import sam_env
 from sam_env.bot import Bot, table_encoding_version
 from sam_env.core import COMBOS, NO_PLAY, RuleConfig, SeatView
 from sam_env.core.render import render_hand
+from sam_env.evaluation.replay import ReplayWriter, record_hand
+from sam_env.evaluation.tournament import play_out
 
 PASS = sam_env.action_index("pass")
 
@@ -130,7 +129,12 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None, stdout:
             out.write(f"\n=== hand {number} of {args.hands}: you are seat {me} ===\n")
             total += play_out(env, choose).net[me]
             if writer is not None:
-                info = {"app": "sam-play", "hand": number, "seed": args.seed, **({"networks": networks} if networks else {})}
+                info = {
+                    "app": "sam-play",
+                    "hand": number,
+                    "seed": args.seed,
+                    **({"networks": networks} if networks else {}),
+                }
                 writer.write(record_hand(raw.hand, names, info))
             out.write(render_hand(raw.hand, viewer=None, symbols=args.symbols, width=width) + "\n")
             out.write(f"you: {raw.result.net[me]:+d}X this hand, {total:+d}X in total\n")

@@ -49,6 +49,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from sam_env.evaluation.report import write_section
 from sam_env.evaluation.results import SUFFIX, read_results
 from sam_env.training.algorithms import (
@@ -61,10 +63,10 @@ from sam_env.training.algorithms import (
     make_runs,
     pending_jobs,
     read_figures,
+    relative,
+    results_name,
     table,
 )
-from tqdm import tqdm
-
 from sam_env.utils.files import write_text_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,9 +77,10 @@ DEFAULT_EVAL = (
 
 
 def train(algorithm: Algorithm, name: str, seed: int, steps: int, run_dir: Path) -> dict[str, Any]:
-    """One ``train.py`` run; its final policy, steps, wall and CPU seconds and speed, and the command."""
+    """One ``train.py`` run; its final policy, steps, wall and CPU seconds and speed, and the command (every path
+    relative to the checkout, the Python as ``python``: a record names no machine's folders)."""
     overrides = {**QUIET, **algorithm.overrides, "name": name, "seed": seed, "total_timesteps": steps}
-    overrides["run_dir"] = str(run_dir)
+    overrides["run_dir"] = relative(run_dir, ROOT)
     command = [sys.executable, "train.py", "--config", algorithm.config]
     for key, value in overrides.items():
         command += ["--set", f"{key}={json.dumps(value)}"]
@@ -94,9 +97,9 @@ def train(algorithm: Algorithm, name: str, seed: int, steps: int, run_dir: Path)
     run = runs[-1]
     speed = json.loads((run / "speed.json").read_text(encoding="utf-8"))
     return {
-        "command": shlex.join(command),
-        "run": str(run),
-        "policy": str(run / "final"),
+        "command": shlex.join(["python", *command[1:]]),
+        "run": relative(run, ROOT),
+        "policy": relative(run / "final", ROOT),
         "steps": int(speed["learner_steps"]),
         "wall_seconds": round(wall, 1),
         "cpu_seconds": round((after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), 1),
@@ -105,11 +108,14 @@ def train(algorithm: Algorithm, name: str, seed: int, steps: int, run_dir: Path)
 
 
 def evaluate(template: str, policy: str, out: Path, tier: str, workers: int) -> dict[str, Any]:
-    """Run the evaluation command; the one results file it wrote into ``out``, read and validated."""
+    """Run the evaluation command (in the checkout, on paths relative to it); the one results file it wrote into
+    ``out``, read, validated and renamed after ``out``'s run (``dmc__s1.v1-4p-quick.results.json``), not after
+    the policy's path."""
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob(f"*{SUFFIX}"):  # a run interrupted during its evaluation: evaluate it again
         old.unlink()
-    command = template.format(policy=shlex.quote(policy), out=shlex.quote(str(out)), tier=tier, workers=workers)
+    paths = {"policy": shlex.quote(relative(ROOT / policy, ROOT)), "out": shlex.quote(relative(out, ROOT))}
+    command = template.format(**paths, tier=tier, workers=workers)
     words = shlex.split(command)
     if shutil.which(words[0]) is None and Path(sys.executable).with_name(words[0]).is_file():
         words[0] = str(Path(sys.executable).with_name(words[0]))  # sam-eval beside this Python, venv not activated
@@ -120,11 +126,13 @@ def evaluate(template: str, policy: str, out: Path, tier: str, workers: int) -> 
     files = sorted(out.glob(f"*{SUFFIX}"))
     if len(files) != 1:
         raise RuntimeError(f"{command} wrote {len(files)} results files into {out}; expected one *{SUFFIX}")
+    document = read_results(files[0])
+    file = files[0].rename(out / results_name(out, document))
     return {
         "command": command,
-        "file": str(files[0].relative_to(ROOT) if files[0].is_relative_to(ROOT) else files[0]),
+        "file": relative(file, ROOT),
         "seconds": round(time.perf_counter() - started, 1),
-        **figures_of(read_results(files[0])),
+        **figures_of(document),
     }
 
 

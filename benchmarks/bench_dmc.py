@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import torch
 from common import command_line, machine_line, pin_to_cpu, write_section
+
 from sam_env.training.dmc.config import DMCConfig
 from sam_env.training.dmc.trainer import DMCTrainer
 from sam_env.training.recipes import recipe_path

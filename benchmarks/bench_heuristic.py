@@ -21,7 +21,7 @@ of ``--rounds`` interleaved rounds of ``--seconds``, each round whole passes ove
 Both must make the same move on every state; the script checks it (the proof is
 ``tests/agents/test_heuristic_compiled.py``).
 
-    cd benchmarks && python bench_heuristic.py --cpu 1 --markdown ../docs/benchmark.md
+    cd benchmarks && python bench_heuristic.py --cpu 1 --markdown ../docs/speed.md
 
 ``--markdown`` replaces (or appends) only this script's section of the file, between
 ``<!-- bench_heuristic:start -->`` / ``<!-- bench_heuristic:end -->`` markers.
@@ -46,14 +46,14 @@ from common import (
     run_single_threaded,
     write_section,
 )
-from sam_env.agents.heuristic.analysis import best_split
-from sam_env.agents.heuristic.bot import HeuristicBot
-from sam_env.agents.heuristic.compiled import BatchedHeuristic, decide_all
-from sam_env.evaluation.tournament import play_out
 
 import sam_env
 from sam_env import RuleConfig
+from sam_env.agents.heuristic.analysis import best_split
+from sam_env.agents.heuristic.bot import HeuristicBot
+from sam_env.agents.heuristic.compiled import BatchedHeuristic, decide_all
 from sam_env.core import Phase, SeatView
+from sam_env.evaluation.tournament import play_out
 
 BATCH_SIZES = (1, 64, 1024)
 

@@ -19,7 +19,7 @@ the decisions (CPU time of the process, ``time.process_time``):
   move of the move's features (``QBot.act``);
 * ``dmc_v2`` (shipped Q-network, ``dmc`` trained further: the 4-seat network of the strength targets).
 
-    cd benchmarks && python bench_inference.py --cpu 1 --markdown ../docs/benchmark.md
+    cd benchmarks && python bench_inference.py --cpu 1 --markdown ../docs/speed.md
 
 ``--markdown`` replaces (or appends) only this script's section of the file (``<!-- bench_inference:start -->``).
 """
@@ -31,17 +31,16 @@ import time
 
 import numpy as np
 from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
-from sam_env.agents.heuristic.bot import HeuristicBot
-from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.agents.networks.catalogue import shipped_checkpoint
-from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
-from sam_env.agents.networks.qnet.bot import QBot
-from sam_env.agents.networks.catalogue import shipped_bot
-from sam_env.evaluation.tournament import play_out
 
 import sam_env
 from sam_env import RuleConfig
+from sam_env.agents.heuristic.bot import HeuristicBot
+from sam_env.agents.networks.catalogue import shipped_bot, shipped_checkpoint
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.core import SeatView
+from sam_env.evaluation.tournament import play_out
 
 TARGET_MS = 1.0
 

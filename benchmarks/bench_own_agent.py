@@ -30,13 +30,13 @@ from collections.abc import Callable
 import numpy as np
 import torch
 from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
-from sam_env.agents.networks.catalogue import shipped_bot
-from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.evaluation.tasks import lockstep_deals
-from sam_env.evaluation.tournament import Match, MatchResult, run_matches
 
 import sam_env
+from sam_env.agents.networks.catalogue import shipped_bot
+from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.core import RuleConfig
+from sam_env.evaluation.tasks import lockstep_deals
+from sam_env.evaluation.tournament import Match, MatchResult, run_matches
 
 
 def torch_network(bot: PPOBot) -> torch.nn.Module:

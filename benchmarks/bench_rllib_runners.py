@@ -43,11 +43,11 @@ import ray
 import torch
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
+
+from sam_env import N_ACTIONS, RuleConfig
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
 from sam_env.training.batched.trainer import BatchedTrainer
 from sam_env.training.trainers import load_config
-
-from sam_env import N_ACTIONS, RuleConfig
 from sam_env.vector.gym_adapter import GymVectorEnv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -91,6 +91,7 @@ def rllib_single_agent(config: Any, tables: int, iterations: int) -> tuple[float
     """Learner steps/s of RLlib PPO iterations and of sampling alone, one env runner actor."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.tune.registry import register_env
+
     from sam_env.training.rllib.module import module_spec
 
     register_env("sam_vector_tables", vector_env)
@@ -154,6 +155,7 @@ def rllib_multi_agent_overhead(tables: int, steps: int) -> float:
     """CPU seconds per environment step of a ``MultiAgentEnvRunner`` outside the environment's own ``step``."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+
     from sam_env.training.rllib.config import RLlibConfig
     from sam_env.training.rllib.env import SamMultiAgentEnv
     from sam_env.training.rllib.run import ppo_config

@@ -33,9 +33,11 @@ run_single_threaded()
 
 import numpy as np  # noqa: E402  (after the restart that caps the thread pools)
 import torch  # noqa: E402
+
+from sam_env import RuleConfig  # noqa: E402
 from sam_env.agents.networks.catalogue import shipped_checkpoint  # noqa: E402
 from sam_env.agents.search.network import CompiledNetwork  # noqa: E402
-from sam_env.training.batched.rollout import Seating  # noqa: E402
+from sam_env.training.common.seating import Seating  # noqa: E402
 from sam_env.training.rollout_advantage.collect import CollectStats, LabelCollector  # noqa: E402
 from sam_env.training.rollout_advantage.config import RolloutAdvantageConfig  # noqa: E402
 from sam_env.training.rollout_advantage.labels import RolloutLabeller  # noqa: E402
@@ -43,8 +45,6 @@ from sam_env.training.rollout_advantage.players import SeatPlayers  # noqa: E402
 from sam_env.training.rollout_advantage.trainer import RolloutAdvantageTrainer  # noqa: E402
 from sam_env.training.rollout_advantage.update import update  # noqa: E402
 from sam_env.training.trainers import load_config  # noqa: E402
-
-from sam_env import RuleConfig  # noqa: E402
 
 PAGE = "docs/rollout_training.md"
 RECIPE = Path(__file__).resolve().parents[1] / "configs" / "rollout_advantage.yaml"

@@ -29,18 +29,18 @@ from dataclasses import dataclass
 
 import numpy as np
 from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
+
+import sam_env
+from sam_env import RuleConfig
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
-from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.catalogue import shipped_checkpoint
+from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import DecisionPoint, engine
 from sam_env.agents.search.engine import BatchedSearch
 from sam_env.agents.search.network import CompiledNetwork
 from sam_env.agents.search.reference import ReferenceSearch
 from sam_env.evaluation.tournament import play_out
-
-import sam_env
-from sam_env import RuleConfig
 from sam_env.vector import VectorEnv
 from sam_env.vector.playouts import Playouts
 
@@ -157,10 +157,7 @@ def main() -> None:
     models = tuple(args.models)
     numpy_policies = (
         numpy_bot.best_actions,
-        *(
-            BatchedHeuristic(rules) if m == "heuristic" else PPOBot(shipped_checkpoint(m)).best_actions
-            for m in models
-        ),
+        *(BatchedHeuristic(rules) if m == "heuristic" else PPOBot(shipped_checkpoint(m)).best_actions for m in models),
     )
     budget = {"opponent_models": models, "proposals": args.proposals}
     compiled = BatchedSearch(checkpoint, deals, candidates, **budget).policies(rules)

@@ -22,11 +22,11 @@ with evaluations and checkpoints off, after a warm-up (numba's cached compile, t
 Rates are per wall-clock second and per CPU-second of this process (on a shared machine the wall
 clock also counts time other programs had the cores; both are printed).
 
-    python benchmarks/bench_training.py [--sb3-steps 16384] [--batched-rollouts 4] [--markdown docs/benchmark.md]
+    python benchmarks/bench_training.py [--sb3-steps 16384] [--batched-rollouts 4] [--markdown docs/speed.md]
 
 ``--markdown PAGE`` writes the table, with this command line, as the ``bench_training`` section of the page
 (between its ``<!-- bench_training:start -->`` / ``<!-- bench_training:end -->`` markers), leaving the rest
-of the page alone, as the other benchmark scripts do on docs/benchmark.md.
+of the page alone, as the other benchmark scripts do on docs/speed.md.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ from pathlib import Path
 
 import torch
 from common import command_line, write_section
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+
 from sam_env.agents.networks.policy.sb3 import policy_kwargs
 from sam_env.training.batched.config import BatchedConfig
 from sam_env.training.batched.trainer import BatchedTrainer
@@ -46,8 +49,6 @@ from sam_env.training.sb3.checkpoints import snapshot_of
 from sam_env.training.sb3.config import SB3Config
 from sam_env.training.sb3.opponents import make_vec_env
 from sam_env.training.trainers import load_config
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -111,8 +112,8 @@ def bench_sb3_vector(config: BatchedConfig, steps: int) -> dict[str, object]:
     seats one batched forward pass of a frozen copy of the learner; the batched default's network,
     epochs, minibatch and rollout size, so the difference is the trainer."""
     import numpy as np
-    from sam_env.training.batched.network import frozen_actor, sample
 
+    from sam_env.training.batched.network import frozen_actor, sample
     from sam_env.vector.sb3_adapter import Sb3VecEnv
 
     rules = config.rule_config

@@ -18,7 +18,7 @@ the same kind of random policy, counting only the moves chosen (not the dead ste
 * memory: bytes of state and output arrays per table; compile time: the first ``reset`` + ``step``
   in a fresh interpreter with an empty numba cache, then with the cache it wrote.
 
-    python benchmarks/bench_vector.py --cpu 1 --markdown docs/benchmark.md --plot docs/vector_scaling.png
+    python benchmarks/bench_vector.py --cpu 1 --markdown docs/speed.md --plot docs/vector_scaling.png
 
 ``--markdown`` replaces (or appends) only this script's section of the file, between
 ``<!-- bench_vector -->`` markers.

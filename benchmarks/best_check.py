@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from common import command_line, machine_line, pin_to_cpu, write_section
+
 from sam_env.agents.networks.catalogue import BEST, best_for, entries
 from sam_env.core import RuleConfig
 from sam_env.evaluation.panel import paired_nets

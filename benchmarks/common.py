@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from sam_env.evaluation.report import write_section
 
 THREAD_VARIABLES = (

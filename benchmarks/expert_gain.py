@@ -29,6 +29,7 @@ from pathlib import Path
 
 import yaml
 from common import command_line, machine_line, write_section
+
 from sam_env.training.trainers import config_from_dict
 
 ROOT = Path(__file__).resolve().parents[1]

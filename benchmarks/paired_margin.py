@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 
 from common import command_line, machine_line, pin_to_cpu, write_section
+
 from sam_env.agents.registry import load_bot
 from sam_env.evaluation.panel import paired_nets
 from sam_env.evaluation.stats import mean_ci, paired_difference

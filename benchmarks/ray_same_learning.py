@@ -32,13 +32,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tqdm import tqdm
+
+from sam_env import RuleConfig
 from sam_env.agents.networks.catalogue import load_network
 from sam_env.evaluation.panel import per_deal_net
 from sam_env.evaluation.stats import paired_difference
 from sam_env.evaluation.tournament import Match, run_matches
-from tqdm import tqdm
-
-from sam_env import RuleConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = {

@@ -22,7 +22,6 @@ import os
 from collections.abc import Callable, Sequence
 
 from sam_env.agents.registry import BotSpec
-
 from sam_env.core import RuleConfig
 
 from .stats import Summary

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from pettingzoo import AECEnv
-from sam_env.agents.bot_objects import IllegalActionError, PolicyBot, check_action
 
+from sam_env.agents.bot_objects import IllegalActionError, PolicyBot, check_action
 from sam_env.bot import Bot
 
 from .workers import Position

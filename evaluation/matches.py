@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from pettingzoo import AECEnv
-from sam_env.agents.registry import BotSpec, label_of
 
+from sam_env.agents.registry import BotSpec, label_of
 from sam_env.bot import Bot
 from sam_env.core import HandResult, SeatView
 

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+
 from sam_env.agents.registry import label_of
 
 from .panel import BASELINE, paired_nets, per_deal_net

@@ -28,6 +28,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from openskill.models import PlackettLuce
+
 from .stats import NET
 from .tournament import MatchResult
 
@@ -84,17 +86,7 @@ def common_ground(results: Sequence[MatchResult]) -> tuple[list[MatchResult], tu
 
 
 def rate(results: Sequence[MatchResult]) -> list[RatingRow]:
-    """Rate every agent of the matches on common ground (:func:`common_ground`); most money per hand first.
-
-    openskill is imported here, not with the module: it comes with the ``train`` extra, and the rest of
-    the evaluation package (deals, tournaments, intervals, reports) works on the base install.
-    """
-    try:
-        from openskill.models import PlackettLuce
-    except ModuleNotFoundError as err:
-        raise ModuleNotFoundError(
-            f"ratings need openskill, which comes with the train extra: pip install 'sam-env[train]' ({err})"
-        ) from err
+    """Rate every agent of the matches on common ground (:func:`common_ground`); most money per hand first."""
     model = PlackettLuce()
     rated, ground, left_out = common_ground(results)
     if not rated:

@@ -267,7 +267,7 @@ def read_section(path: str, name: str) -> str | None:
 def write_section(path: str, name: str, body: str) -> None:
     """Replace the section of script ``name`` in a Markdown file (or append it), leaving the rest alone.
 
-    Several benchmark scripts write to one page (docs/benchmark.md); each owns the text between its
+    Several benchmark scripts write to one page (docs/speed.md); each owns the text between its
     ``<!-- name:start -->`` and ``<!-- name:end -->`` markers.
     """
     text, start, end = _page_and_markers(path, name)

@@ -21,13 +21,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, NamedTuple
 
-from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.registry import BotSpec, label_of, load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.models import Network
-
 from sam_env.core import RuleConfig
 
 from .exploitability import Row as BestResponseRow

@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+import sam_env
 from sam_env.agents.bot_objects import PolicyBot, check_action
 from sam_env.agents.networks.catalogue import resolutions
 from sam_env.agents.registry import load_bot
-
-import sam_env
 from sam_env.bot import Bot, table_encoding_version
 from sam_env.core import HandResult, RuleConfig
 

@@ -38,11 +38,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from tqdm import tqdm
+
 from sam_env.agents.bot_objects import PickledBot, PolicyBot, pickled, probe_bot
 from sam_env.agents.code_specs import BotSpecError, is_code_spec, loaded_files
 from sam_env.agents.registry import BUILT_IN, label_of, load_bot, registered_at_run_time
-from tqdm import tqdm
-
 from sam_env.core import RuleConfig
 
 from .failures import EvaluationError, HandError, HandFailure

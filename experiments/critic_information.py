@@ -19,11 +19,12 @@ import time
 
 import numpy as np
 import torch
+from tqdm import tqdm
+
 from sam_env.agents.networks.policy.network import mlp
 from sam_env.training.batched.ppo import advantages
 from sam_env.training.batched.trainer import BatchedTrainer
 from sam_env.training.trainers import load_config
-from tqdm import tqdm
 
 
 def returns_dataset(bot: str, rollouts: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

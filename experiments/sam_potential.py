@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from sam_env.agents.heuristic.analysis import PLAYABLE_KINDS, beatable, beaters, safe_partition, sam_plan
 
+from sam_env.agents.heuristic.analysis import PLAYABLE_KINDS, beatable, beaters, safe_partition, sam_plan
 from sam_env.core import COMBOS, RuleConfig
 from sam_env.core.cards import N_RANKS
 from sam_env.core.combos import LEADS

@@ -27,14 +27,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from common import run_single_threaded
+
+import sam_env
+from sam_env import RuleConfig
 from sam_env.agents.networks.catalogue import shipped_checkpoint
 from sam_env.agents.registry import load_bot, register
 from sam_env.agents.search import SearchBot
 from sam_env.evaluation.stats import NET, mean_ci
 from sam_env.evaluation.tournament import Match, play_out, run_matches
-
-import sam_env
-from sam_env import RuleConfig
 
 
 def parse_search(spec: str) -> tuple[int, int, tuple[str, ...], int]:

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import numpy as np
 from common import run_single_threaded
+from tqdm import tqdm
+
+import sam_env
 from sam_env.agents.networks.catalogue import shipped_checkpoint
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.models import shipped_search
 from sam_env.evaluation.tournament import play_out
-from tqdm import tqdm
-
-import sam_env
 
 DEALS_PER_SET = 64
 CANDIDATES = 8

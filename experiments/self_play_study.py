@@ -25,8 +25,9 @@ import argparse
 from pathlib import Path
 
 import numpy as np
-from sam_env.agents.panel import PANEL
+
 from sam_env.agents.networks.policy.checkpoint import load_policy
+from sam_env.agents.panel import PANEL
 from sam_env.evaluation.panel import BASELINE, panel_matches, per_deal_net
 from sam_env.evaluation.report import write_section
 from sam_env.evaluation.stats import paired_difference

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from sam_env.agents.networks.policy.checkpoint import PolicyArch, policy_metadata, save_policy
 
 from sam_env import RuleConfig
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, policy_metadata, save_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY_ARCH = PolicyArch(pi=(16,), vf=(8,), activation="tanh")

@@ -160,7 +160,10 @@ def test_the_networks_old_homes_still_import_and_say_where_they_went() -> None:
     for old, new in [
         ("the package 'sam_env.agents.ppo'", "'sam_env.agents.networks.policy'"),
         ("the package 'sam_env.agents.qnet'", "'sam_env.agents.networks.qnet'"),
-        ("sam_env.agents.networks.policy.bot.pretrained_checkpoint", "sam_env.agents.networks.catalogue.shipped_checkpoint"),
+        (
+            "sam_env.agents.networks.policy.bot.pretrained_checkpoint",
+            "sam_env.agents.networks.catalogue.shipped_checkpoint",
+        ),
         ("sam_env.agents.networks.policy.checkpoint.check_table", "sam_env.agents.networks.format.check_seat_count"),
         ("sam_env.agents.shipped.shipped_network_for", "sam_env.agents.networks.catalogue.shipped_network_for"),
         ("SearchBot.pretrained", "SearchBot.over_shipped"),

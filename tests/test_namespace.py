@@ -94,7 +94,7 @@ def test_the_wheel_holds_one_top_level_package_with_its_data(wheel: Path) -> Non
     assert "sam_env/apps/web/static/index.html" in names
     assert "sam_env/training/batched/ppo.py" in names
     assert {"sam_env/configs/default.yaml", "sam_env/apps/configs/exploit.yaml"} <= set(names)
-    assert not any(name.startswith("sam_env/configs/records/") for name in names), "records stay in the repository"
+    assert not any(name.startswith("sam_env/configs/past_runs/") for name in names), "records stay in the repository"
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     scripts = zipfile.ZipFile(wheel).read(entry_points).decode()
     assert "sam-eval = sam_env.apps.evaluate:main" in scripts and "sam-exploit = sam_env.apps.exploit:main" in scripts
@@ -230,9 +230,8 @@ def test_the_pre_0_3_names_still_import_from_a_checkout_with_a_warning() -> None
 
 
 def test_load_bot_is_the_registry_loader() -> None:
-    from sam_env.agents import registry
-
     import sam_env
+    from sam_env.agents import registry
 
     assert sam_env.load_bot is registry.load_bot
     assert "load_bot" in sam_env.__all__

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import torch
+
 from sam_env.apps import evaluate, exploit, play
 from sam_env.apps.web import cli as web
 from sam_env.training import cli

@@ -6,7 +6,7 @@
   (ranges such as ``§3–§5`` or ``§3–4`` need every section between). A file that cites a section must
   also name docs/rules.md (a docs page may link ``rules.md`` instead), so that its reader knows which
   page the number belongs to.
-- A config named by its path in the repository (``configs/sb3.yaml``, ``configs/records/ppo_v1.yaml``,
+- A config named by its path in the repository (``configs/sb3.yaml``, ``configs/past_runs/ppo_v1.yaml``,
   ``apps/configs/exploit.yaml``, ``tests/training/configs/smoke.yaml``) must exist: configs move, and a
   command that names a moved one leads nowhere. CHANGELOG.md keeps the names of its time.
 - The rule and style notes the project was started from are not in the repository, so nothing may cite

@@ -33,13 +33,11 @@ TIERS: dict[str, tuple[str, ...]] = {
     "training/test_rllib_smoke.py": ("rllib",),
     "training/test_dqn.py": ("clients",),  # Tianshou's DQN
     "clients": ("train", "clients"),
-    "apps/webapp": ("web", "train"),  # its fixture runs sam-eval, whose ratings and plot are the train extra's
+    "apps/webapp": ("web", "train"),  # its fixture runs sam-eval, whose plot (x_per_hand.png) is matplotlib's
     "apps/webapp/test_browser.py": ("browser",),
     "agents/test_network.py": ("train",),
     "agents/test_qnet.py": ("train",),
     "evaluation/test_cli.py": ("train", "rllib"),
-    "evaluation/test_panel_margins.py": ("train",),  # sam-eval's ratings (openskill)
-    "evaluation/test_replay.py": ("train",),  # its records are sam-eval's
     "test_readme.py": ("train", "web"),
     "test_docs_site.py": ("docs",),
     "test_references.py": ("docs",),

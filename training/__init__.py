@@ -2,30 +2,38 @@
 
 A config's ``trainer:`` key picks one (:mod:`.trainers`); each folder holds its config class and
 ``train(config, run_dir, resume) -> TrainResult``, so a new trainer is a new folder and a line in
-:data:`.trainers.TRAINERS`.
+:data:`.trainers.TRAINERS`. The trainers, by that key:
 
-* :mod:`.batched` — the default: masked PPO on :class:`sam_env.VectorEnv`, written out here.
-  **The loss** (clipped surrogate, value loss, entropy, advantages along each seat's trajectory) is
-  :mod:`.batched.ppo`; **the rollouts** are :mod:`.batched.rollout`; **the opponents** are drawn per
-  hand and seat by its ``Seating`` (snapshots, fixed networks, the compiled heuristic, the random
-  player), evaluated in batch;
-* :mod:`.sb3` — sb3-contrib's MaskablePPO (SB3's loss and rollouts); its opponents are
-  :mod:`.sb3.opponents` (Python bots and snapshots behind :class:`sam_env.SingleAgentEnv`);
-* :mod:`.rllib` — multi-agent PPO on Ray RLlib (RLlib's loss and rollouts); its opponents are
-  :mod:`.rllib.selfplay` (frozen snapshots in every other seat).
+* ``batched`` (:mod:`.batched`) — masked PPO on :class:`sam_env.VectorEnv` (the ``self_play`` recipe), written out
+  (the loss :mod:`.batched.ppo`, the rollouts :mod:`.batched.rollout`, opponents drawn per hand and seat, in batch);
+* ``ray`` (:mod:`.ray_actors`) — the batched trainer with its tables in Ray actors (the ``rllib`` extra);
+* ``sb3`` (:mod:`.sb3`) — sb3-contrib's MaskablePPO, one learner seat per table of :class:`sam_env.SingleAgentEnv`;
+* ``rllib`` (:mod:`.rllib`) — multi-agent PPO on Ray RLlib against frozen snapshots (the ``rllib`` extra);
+* ``expert`` (:mod:`.expert`) — expert iteration: a determinized search over the network teaches it;
+* ``dmc`` (:mod:`.dmc`) — Deep Monte-Carlo, as DouZero trains (``python train.py``'s default recipe): a Q-network
+  of (state, move), Monte-Carlo targets;
+* ``dqn`` (:mod:`.dqn`) — Tianshou's masked double DQN on the single-agent view (the ``clients`` extra);
+* ``rollout_advantage`` (:mod:`.rollout_advantage`) — every candidate move played out on copies of the real deal.
 
-Shared by the trainers:
+No trainer imports another's folder (``ray`` runs ``batched``'s own loop); what they share is here:
 
+* :mod:`.common` — the seating of learner and opponents at ``VectorEnv`` tables, each seat's trajectory of
+  decisions and money, masked logits, the TensorBoard log;
 * :mod:`.config` — the fields every trainer reads (:class:`~.config.RunConfig`), those of the two
   self-play PPO trainers (:class:`~.config.MaskedPPOConfig`), ``--set`` overrides, the result;
 * :mod:`.trainers` — the trainers by name, and configs read from YAML into the right class;
 * :mod:`.cli` — ``train.py``'s command line;
+* :mod:`.run_script` — ``train.py``'s steps: config, run folder, the trainer's loop, final evaluation;
+* :mod:`.recipes` — the shipped training configs by name;
 * :mod:`.schedule` — when snapshots, evaluations and checkpoints are due;
 * :mod:`.checkpoints` — finding and checking a checkpoint before ``--resume``;
+* :mod:`.qnet_state` — the checkpoints of the Q-network trainers (``dmc``, ``dqn``);
+* :mod:`.lineage` — the checkpoints a checkpoint grew from;
 * :mod:`.evaluate` — duplicate evaluations during and after training;
 * :mod:`.curves` — the learning-curve figures from the TensorBoard events;
 * :mod:`.widen` — a narrower network widened, playing as before (``init_from``);
-* :mod:`.expert.search_targets` — expert iteration's search targets from ``VectorEnv`` self-play.
+* :mod:`.progress`, :mod:`.speed` — the progress bar, and every run's ``speed.json``;
+* :mod:`.algorithms` — the standard algorithms' table (``benchmarks/algorithms_table.py``).
 
 The command lines that train (``sam-exploit``, a best response to a network bot) are in :mod:`sam_env.apps`.
 """

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import platform
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sam_env.evaluation.results import read_results
 
+from sam_env.evaluation.results import file_name, read_results
 from sam_env.utils.files import write_text_atomic
 
 QUIET = {"final_eval_deals": 0, "progress_bar": False, "torch_threads": 1}
@@ -49,6 +51,34 @@ ALGORITHMS: dict[str, Algorithm] = {
     "dmc": Algorithm("Deep Monte-Carlo (DouZero's)", "dmc", NO_EVALS, 1_000_000),
 }
 """The algorithms by key: the project's trainers, Tianshou's DQN and DouZero's Deep Monte-Carlo."""
+
+
+ABSOLUTE_PATH = re.compile(r"""(?:^|[\s'"=])(/[^\s'"]*)""")
+"""An absolute path in a string: a word (of a command line, or a whole value) that starts with ``/``."""
+
+
+def relative(path: str | os.PathLike, root: Path) -> str:
+    """``path`` (absolute, or relative to the working directory) as the records keep it: relative to ``root``, the
+    checkout, so that no record names a machine's folders."""
+    return os.path.relpath(Path(path).absolute(), root)
+
+
+def results_name(folder: Path, document: dict[str, Any]) -> str:
+    """The name a run's results file is kept under in its ``folder``: the run's (``dmc__s1.v1-4p-quick.results.json``),
+    not the one ``sam-eval`` gives it after the evaluated policy's path."""
+    protocol = document["protocol"]
+    return file_name(folder.name, protocol["players"], protocol["tier"])
+
+
+def absolute_paths(value: Any, where: str = "") -> list[str]:
+    """Every absolute path in the strings of ``value`` (nested dicts and lists), each as ``field: path``."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in absolute_paths(v, f"{where}.{k}" if where else str(k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in absolute_paths(v, f"{where}[{i}]")]
+    if isinstance(value, str):
+        return [f"{where}: {m}" for m in ABSOLUTE_PATH.findall(value)]
+    return []
 
 
 def steps_per_second(speed: dict[str, Any]) -> float:
@@ -164,7 +194,8 @@ def make_runs(
     An algorithm is calibrated before its first run (a short run whose learner steps per second after the
     warm-up, from ``speed.json``, sets ``total_timesteps = rate x budget`` for all its seeds), unless finished
     runs recorded its rate. Each run's ``run.json`` is written whole into its folder, last; then ``after_run``
-    is called with it.
+    is called with it. A record that names an absolute path (:func:`absolute_paths`) is refused: the records are
+    committed, and a path of one machine means nothing on another.
     """
     rates = calibrated_rates(finished_runs(results_dir))
     for key, seed in jobs:
@@ -187,6 +218,9 @@ def make_runs(
                 "training": training,
                 "evaluation": evaluation,
             }
+            found = absolute_paths(record)
+            if found:
+                raise ValueError(f"run {key}__s{seed}'s record names absolute paths (make them relative): {found}")
             write_text_atomic(folder / "run.json", json.dumps(record, indent=1) + "\n")
         after_run(record)
 

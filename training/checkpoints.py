@@ -30,13 +30,13 @@ from typing import Any, Concatenate, ParamSpec, overload
 
 import torch
 from safetensors import SafetensorError, safe_open
-from sam_env.agents.networks.policy.bot import PPOBot
+
 from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, load_policy
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.networks.qnet.checkpoint import QCheckpoint, is_qnet_checkpoint, load_qnet
 from sam_env.agents.registry import load_bot
-
 from sam_env.core import RuleConfig
 
 from .config import ConfigError, RunConfig

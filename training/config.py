@@ -18,16 +18,19 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import yaml
-from sam_env.agents.panel import PANEL, is_panel_bot
-from sam_env.agents.networks.layers import ACTIVATIONS
-from sam_env.agents.networks.policy.checkpoint import PolicyArch
-from sam_env.agents.registry import available
 
 from sam_env import RuleConfig, RuleConfigError
+from sam_env.agents.networks.layers import ACTIVATIONS
+from sam_env.agents.networks.policy.checkpoint import PolicyArch
+from sam_env.agents.panel import PANEL, is_panel_bot
+from sam_env.agents.registry import available
 from sam_env.core.fields import is_int, is_number, require
+from sam_env.evaluation.suites import TRAINING_BASELINES, TRAINING_EVAL_OPPONENTS
 from sam_env.utils.config_files import read_mapping
 
-BASELINES = ("random", "greedy", "heuristic")
+BASELINES = TRAINING_BASELINES
+"""The rule bots a config may mix into the opponents and the final evaluation's default opponents, read from
+:data:`sam_env.evaluation.suites.TRAINING_BASELINES` (the one place line-ups of opponents are defined)."""
 OPPONENT_KINDS = ("self_play", *BASELINES)
 IN_TRAINING_SEEDS = 1 << 40
 """Where the deal seeds of evaluations during a run start (``eval_seed`` is below it): see :class:`RunConfig`."""
@@ -273,7 +276,7 @@ class EvalRunConfig(RunConfig):
 
     eval_every: int = 50_000
     eval_deals: int = 200
-    eval_opponents: tuple[str, ...] = ("heuristic",)
+    eval_opponents: tuple[str, ...] = TRAINING_EVAL_OPPONENTS
     checkpoint_every: int = 100_000
 
     def check(self) -> None:

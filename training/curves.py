@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from sam_env.evaluation.stats import Summary
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
+
 from sam_env.agents.networks.format import CheckpointError
 from sam_env.agents.networks.qnet.checkpoint import QCheckpoint, save_qnet
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import yaml
+
 from sam_env.agents.networks.catalogue import load_network
 
 from .checkpoints import check_resume, read_trainer_state, resume_folder, run_dir_of

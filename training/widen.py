@@ -15,8 +15,8 @@ head (its output weights are zero, so every move's score is 0 until trained).
 from __future__ import annotations
 
 import numpy as np
-from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
 
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
 from sam_env.move_features import N_FEATURES
 
 from .config import ConfigError

@@ -3,7 +3,7 @@
 Why: :class:`~.bot.HeuristicBot` is Python, decision by decision, and slower still when a VectorEnv
 seat's view must first be read back from its observation, so a trainer whose opponents are mostly
 heuristic seats would spend nearly all its time there (``benchmarks/bench_heuristic.py`` times both bots
-on the same decisions: docs/benchmark.md#heuristic-bot-compiled-vs-python). :class:`BatchedHeuristic`
+on the same decisions: docs/speed.md#heuristic-bot-compiled-vs-python). :class:`BatchedHeuristic`
 makes the same decisions with numba kernels, for every table of a batch in one call: it is a
 :class:`sam_env.bot.BatchedPolicy`, usable wherever one is taken.
 

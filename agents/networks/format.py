@@ -162,8 +162,8 @@ class NetworkCheckpoint:
         if metadata.get("observation_shape") != expected:
             raise CheckpointError(
                 f"{source}: observation shape {metadata.get('observation_shape')!r}, but a {rules.n_players}-player "
-                f"table observes {expected} in the encoding the metadata names (trained on observation encoding version "
-                f"{version})"
+                f"table observes {expected} in the encoding the metadata names (trained on observation "
+                f"encoding version {version})"
             )
         if arch.reads_move_features:
             found = (metadata.get("move_features") or {}).get("fingerprint")

@@ -1,4 +1,4 @@
-"""Deprecated since 0.4.0, removed in the next release: PPO policy networks live in :mod:`sam_env.agents.networks.policy`.
+"""Deprecated since 0.4.0, removed in the next release: PPO policies live in :mod:`sam_env.agents.networks.policy`.
 
 ``sam_env.agents.ppo.<module>`` is ``sam_env.agents.networks.policy.<module>``; the names that left those modules
 for the shared format or the catalogue are served on the old paths with a warning naming their new place.

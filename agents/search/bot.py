@@ -73,13 +73,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sam_env.bot import Bot
-from sam_env.utils.deprecation import warn_deprecated
 from sam_env.core import N_COMBOS, SeatView
+from sam_env.utils.deprecation import warn_deprecated
 
+from ..networks.catalogue import shipped_checkpoint
 from ..networks.policy.bot import PPOBot
 from ..networks.qnet.bot import QBot
 from ..networks.qnet.checkpoint import QCheckpoint
-from ..networks.catalogue import shipped_checkpoint
 from .deals import DecisionPoint
 from .models import Network, OpponentModel, shipped_search
 

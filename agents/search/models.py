@@ -15,10 +15,10 @@ import numpy as np
 
 from sam_env.core import RuleConfig
 
+from ..networks.catalogue import shipped_checkpoint, shipped_names
 from ..networks.policy.checkpoint import PolicyCheckpoint
 from ..networks.qnet.bot import QBot
 from ..networks.qnet.checkpoint import QCheckpoint
-from ..networks.catalogue import shipped_checkpoint, shipped_names
 
 if TYPE_CHECKING:
     from sam_env.bot import BatchedPolicy
@@ -85,7 +85,8 @@ def checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
 
 def network_policy(network: Network) -> CompiledNetwork | QBot:
     """A network as a batched policy: a policy compiled (:class:`~.network.CompiledNetwork`), a Q-network as
-    :class:`~sam_env.agents.networks.qnet.bot.QBot` (its forward pass in numpy: a move's features enter its first layer)."""
+    :class:`~sam_env.agents.networks.qnet.bot.QBot` (its forward pass in numpy: a move's features enter its first
+    layer)."""
     from .network import CompiledNetwork
 
     if isinstance(network, QCheckpoint):

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from sam_env.agents.registry import available, can_play, grouped, load_bot
-
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig, RuleConfigError
 from sam_env.core.rules import (

@@ -16,10 +16,15 @@ import webbrowser
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from starlette.applications import Starlette
+from sam_env.utils.extras import MissingExtra, import_extra
 
-from .guard import allowed_hosts
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+WEB_MODULES = ("starlette", "uvicorn", "pydantic")
+"""What the ``web`` extra installs: sam-web imports them once its command line is read."""
 
 MAX_PORT = 65535
 
@@ -130,15 +135,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (ValueError, OSError) as err:  # a spec that does not import, an object that is not a bot
             parser.error(f"--bots {spec}: {err}")
     try:
-        hosts = allowed_hosts(args.host, args.allow_host)
+        uvicorn = import_extra("uvicorn", extra="web", needs=WEB_MODULES, what="sam-web")
+        server_module = import_extra(".server", package=__package__, extra="web", needs=WEB_MODULES, what="sam-web")
+        guard = import_extra(".guard", package=__package__, extra="web", needs=WEB_MODULES, what="sam-web")
+    except MissingExtra as err:
+        parser.exit(2, f"sam-web: error: {err}\n")
+    try:
+        hosts = guard.allowed_hosts(args.host, args.allow_host)
     except ValueError as err:
         parser.error(f"--host/--allow-host: {err}")
-    try:
-        import uvicorn
-
-        from .server import create_app
-    except ImportError as err:
-        parser.exit(2, f"sam-web: error: {err.name} is missing; install the web extra: pip install -e '.[web]'\n")
+    create_app = server_module.create_app
     app = create_app(
         args.checkpoints,
         args.serve,

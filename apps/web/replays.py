@@ -15,9 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sam_env.evaluation.replay import HandRecord, ReplayError, parse_records, replay
-
 from sam_env.core import COMBOS, NO_PLAY, Phase
+from sam_env.evaluation.replay import HandRecord, ReplayError, parse_records, replay
 
 from .errors import BadRequest, NotFound
 from .views import cards_json, play_order

@@ -57,7 +57,8 @@ def redirect_moved_package(
     * the networks' packages of 0.3 (``sam_env.agents.ppo`` and ``sam_env.agents.qnet``), which moved
       under ``sam_env.agents.networks`` in 0.4.
 
-    ``moved_names``: names that left a submodule in the move, by submodule (``{"bot": {"old_name": (get, "its.new.name")}}``):
+    ``moved_names``: names that left a submodule in the move, by submodule
+    (``{"bot": {"old_name": (get, "its.new.name")}}``):
     that submodule serves them with a warning (a module ``__getattr__``, PEP 562), only once the old package has been
     imported, so the new modules carry nothing of their past and import nothing to serve it.
     """

@@ -76,7 +76,7 @@ def step_serial(b, rp, answers, off, actions, active, obs, mask, seat_out):
     One pass per job (step, masks, observations) rather than one pass per table: measured faster,
     since each loop keeps a small working set. The per-table functions on this path are
     ``inline="always"``: a compiled call that takes the state tuple increfs and decrefs each of
-    its arrays, a cost that adds up over every table of every step (docs/benchmark.md).
+    its arrays, a cost that adds up over every table of every step (docs/speed.md).
     """
     n_tables = actions.shape[0]
     for t in range(n_tables):

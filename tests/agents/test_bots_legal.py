@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import sam_env
 from sam_env.agents.panel import PANEL_BOTS
 from sam_env.agents.panel.base import PanelBot
 from sam_env.agents.registry import available, can_play, load_bot
 from sam_env.agents.search import SearchBot
-from sam_env.evaluation.tournament import play_out
-
-import sam_env
 from sam_env.bot import Bot
 from sam_env.core import COMBOS, Kind, RuleConfig, SeatView
 from sam_env.core.rules import INSTANT_WIN_TYPES
+from sam_env.evaluation.tournament import play_out
 
 RULE_CASES = [
     RuleConfig(n_players=2),

@@ -9,6 +9,8 @@ import re
 
 import pytest
 from policy_files import ROOT
+
+from sam_env import RuleConfig
 from sam_env.agents.networks.catalogue import (
     BEST,
     FAMILY_ALIASES,
@@ -32,8 +34,6 @@ from sam_env.agents.networks.qnet.checkpoint import QCheckpoint
 from sam_env.agents.registry import available, load_bot, make_agent
 from sam_env.evaluation.fingerprints import fingerprint
 from sam_env.evaluation.protocol import OPPONENT_WEIGHTS
-
-from sam_env import RuleConfig
 from sam_env.utils.files import file_sha256
 
 SIZES = (2, 3, 4, 5)
@@ -193,7 +193,7 @@ DMC_RECORDS = {
     "dmc_v2_2p": "dmc_2p_more.yaml",
     "dmc_v2_5p": "dmc_5p_more.yaml",
 }
-"""Each shipped Deep Monte-Carlo network and the record (configs/records/) of the run that made it."""
+"""Each shipped Deep Monte-Carlo network and the record (configs/past_runs/) of the run that made it."""
 ADDED_SINCE = {"init_from": None, "overlap_update": False}
 """Config fields added after some shipped runs, at the value every run before them had (their metadata lacks them)."""
 
@@ -205,7 +205,7 @@ def test_each_shipped_dmc_network_was_made_by_its_record(name: str) -> None:
     must hold the value that every run had before it)."""
     from sam_env.training.trainers import load_config
 
-    record = load_config(ROOT / "configs" / "records" / DMC_RECORDS[name]).to_dict()
+    record = load_config(ROOT / "configs" / "past_runs" / DMC_RECORDS[name]).to_dict()
     made = json.loads((SHIPPED_DIR / f"{name}.json").read_text(encoding="utf-8"))["training"]
     made = {**ADDED_SINCE, **made}
     aside = {"run_dir", "progress_bar"}

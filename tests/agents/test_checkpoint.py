@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from policy_files import write_checkpoint
-from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.agents.networks.format import CheckpointError, checkpoint_files
-from sam_env.agents.networks.policy.checkpoint import load_policy
-from sam_env.agents.networks.catalogue import copy_network
 
 from sam_env import ENCODING_VERSION, N_ACTIONS, RuleConfig
+from sam_env.agents.networks.catalogue import copy_network
+from sam_env.agents.networks.format import CheckpointError, checkpoint_files
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import load_policy
 
 
 def _edit_metadata(path: Path, **changes: object) -> None:
@@ -118,6 +118,7 @@ def test_missing_or_broken_metadata(tmp_path: Path, checkpoint: Path) -> None:
 @pytest.mark.train
 def test_numpy_player_and_rebuilt_sb3_policy_agree(checkpoint: Path) -> None:
     import torch
+
     from sam_env.agents.networks.policy.sb3 import build_policy
 
     loaded = load_policy(checkpoint)

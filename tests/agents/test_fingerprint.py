@@ -7,11 +7,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sam_env.agents.networks.catalogue import SHIPPED_DIR
-from sam_env.agents.networks.format import CheckpointError
-from sam_env.agents.networks.policy.checkpoint import PolicyArch, add_fingerprint, load_policy, policy_metadata, save_policy
 
 from sam_env import RuleConfig, encoding
+from sam_env.agents.networks.catalogue import SHIPPED_DIR
+from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.policy.checkpoint import (
+    PolicyArch,
+    add_fingerprint,
+    load_policy,
+    policy_metadata,
+    save_policy,
+)
 
 GOLDEN = {
     2: "5824793238fe323897aa79c980fb9428710eaaf40d079ef2fb96941b167c5d6d",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+
 from sam_env.agents.greedy_bot import GreedyBot
 from sam_env.agents.heuristic.bot import HeuristicBot
-
 from sam_env.core import COMBOS, EndReason, Hand, Kind, RuleConfig, SeatView, Table, combo_index
 from sam_env.core.cards import mask_of
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM

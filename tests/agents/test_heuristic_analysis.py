@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sam_env.agents.heuristic.analysis import COST, beatable, beaters, best_split, counts_after, formable, sam_plan
 
+from sam_env.agents.heuristic.analysis import COST, beatable, beaters, best_split, counts_after, formable, sam_plan
 from sam_env.core import COMBOS, Kind, RuleConfig, combo_index, combo_name
 from sam_env.core.cards import FULL_DECK, N_RANKS, mask_of, rank_counts
 

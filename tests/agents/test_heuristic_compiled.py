@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sam_env.agents.heuristic.bot import DEFAULT_PARAMS, HeuristicBot, HeuristicParams
-from sam_env.agents.heuristic.compiled import BatchedHeuristic
-from sam_env.evaluation.tournament import play_out
 
 import sam_env
 from sam_env import RuleConfig
+from sam_env.agents.heuristic.bot import DEFAULT_PARAMS, HeuristicBot, HeuristicParams
+from sam_env.agents.heuristic.compiled import BatchedHeuristic
 from sam_env.core import SeatView
 from sam_env.core.combos import DECLARE_SAM, DECLINE_SAM
+from sam_env.evaluation.tournament import play_out
 from sam_env.vector.reference_check import random_rules
 
 

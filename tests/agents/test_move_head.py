@@ -13,17 +13,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sam_env.agents.networks.policy.bot import PPOBot
+
+import sam_env
+from sam_env import RuleConfig, VectorEnv
 from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.policy.checkpoint import PolicyArch, load_policy, policy_metadata, save_policy
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.network import CompiledNetwork
 from sam_env.evaluation.matches import Match
 from sam_env.evaluation.tournament import play_out, run_matches
-
-import sam_env
-from sam_env import RuleConfig, VectorEnv
 from sam_env.move_features import legal_pairs, move_features
 from sam_env.vector.reference_check import random_actions
 
@@ -52,6 +52,7 @@ def _batch(n_players: int = 4, steps: int = 30) -> tuple[np.ndarray, np.ndarray]
 @pytest.mark.train
 def test_torch_move_features_are_the_numpy_ones() -> None:
     import torch
+
     from sam_env.agents.networks.policy.network import MoveFeatures
 
     obs, masks = _batch()
@@ -63,6 +64,7 @@ def test_torch_move_features_are_the_numpy_ones() -> None:
 @pytest.mark.train
 def test_torch_numpy_and_compiled_networks_agree_on_every_legal_move(tmp_path: Path) -> None:
     import torch
+
     from sam_env.agents.networks.policy.network import ActorCritic
 
     checkpoint = load_policy(move_head_checkpoint(tmp_path))

@@ -9,14 +9,14 @@ import math
 import numpy as np
 import pytest
 import torch
-from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.agents.networks.layers import ACTIVATIONS
-from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
-from sam_env.agents.networks.policy.network import ActorCritic
-from sam_env.agents.networks.policy.sb3 import build_policy, policy_kwargs
 from torch import nn
 
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv
+from sam_env.agents.networks.layers import ACTIVATIONS
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.agents.networks.policy.sb3 import build_policy, policy_kwargs
 
 ARCHS = [
     PolicyArch(pi=(16,), vf=(8,), activation="tanh"),

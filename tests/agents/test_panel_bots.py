@@ -6,19 +6,19 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+
+import sam_env
 from sam_env.agents.heuristic.bot import HeuristicBot
 from sam_env.agents.panel import PANEL, PANEL_BOTS, NoisyHeuristicBot, is_panel_bot
 from sam_env.agents.registry import FACTORIES, available, load_bot
-from sam_env.evaluation.stats import METRICS, hand_metrics
-from sam_env.evaluation.tournament import play_out
-
-import sam_env
 from sam_env.bot import Bot
 from sam_env.core import COMBOS, Kind, RuleConfig, SeatView, Table, combo_index
 from sam_env.core.cards import mask_of, rank_counts
 from sam_env.core.combos import BEATS, LEADS, PASS, formable_combos, unary_mask
 from sam_env.core.rule_masks import rule_masks
 from sam_env.core.rules import INSTANT_WIN_TYPES
+from sam_env.evaluation.stats import METRICS, hand_metrics
+from sam_env.evaluation.tournament import play_out
 
 STRATEGIC = [name for name in PANEL if name != "panel_noisy"]
 """The panel bots that follow the shared rules of agents/panel/base.py at every decision."""

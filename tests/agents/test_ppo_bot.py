@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from policy_files import write_checkpoint
-from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.agents.registry import available, can_play, load_bot
-from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_names
-from sam_env.evaluation.tournament import play_out
 
 import sam_env
 from sam_env import RuleConfig, SingleAgentEnv
+from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_names
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.registry import available, can_play, load_bot
 from sam_env.core import SeatView
+from sam_env.evaluation.tournament import play_out
 
 
 def test_the_registry_lists_the_shipped_networks() -> None:

@@ -9,16 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from sam_env.agents.networks.format import CheckpointError
-from sam_env import move_features as features
-from sam_env.agents.networks.qnet.bot import QBot
-from sam_env.agents.networks.qnet.checkpoint import QArch, QCheckpoint, load_qnet, qnet_metadata, save_qnet
-from sam_env.agents.networks.qnet.network import QNetwork
-from sam_env.agents.networks.catalogue import load_network
-from sam_env.agents.registry import load_bot
 
 import sam_env
 from sam_env import N_ACTIONS, RuleConfig, VectorEnv, action_index
+from sam_env import move_features as features
+from sam_env.agents.networks.catalogue import load_network
+from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.qnet.bot import QBot
+from sam_env.agents.networks.qnet.checkpoint import QArch, QCheckpoint, load_qnet, qnet_metadata, save_qnet
+from sam_env.agents.networks.qnet.network import QNetwork
+from sam_env.agents.registry import load_bot
 from sam_env.core.cards import mask_of, unary_of_cards
 from sam_env.encoding import observation_size
 

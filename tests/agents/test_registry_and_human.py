@@ -6,14 +6,14 @@ import io
 
 import numpy as np
 import pytest
+
+from sam_env import BatchedPolicy, Bot, RandomBot, VectorEnv
 from sam_env.agents.greedy_bot import GreedyBot
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
 from sam_env.agents.human import HumanPlayer, QuitGame, parse_move
 from sam_env.agents.networks.catalogue import shipped_bot
 from sam_env.agents.registry import UnknownAgentError, available, load_bot, make_agent
 from sam_env.apps import play
-
-from sam_env import BatchedPolicy, Bot, RandomBot, VectorEnv
 from sam_env.core import RuleConfig, SeatView, Table, combo_index
 
 
@@ -132,7 +132,10 @@ def test_play_cli_stops_cleanly_on_end_of_input_and_bad_input() -> None:
         (["--hands", "0"], "--hands must be at least 1"),
         (["--opponents", "greedy", "random"], "needs 3 names"),
         (["--rules", "/no/such/rules.yaml"], "does not exist"),
-        (["--opponents", "ppo_v1", "--players", "3"], "the shipped family 'ppo_v1' has no network for a 3-player table"),
+        (
+            ["--opponents", "ppo_v1", "--players", "3"],
+            "the shipped family 'ppo_v1' has no network for a 3-player table",
+        ),
     ],
 )
 def test_play_cli_rejects_bad_options_with_clear_messages(

@@ -9,22 +9,21 @@ import dataclasses
 
 import numpy as np
 import pytest
+
+import sam_env
+from sam_env import RuleConfig
+from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_network_for
 from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.agents.networks.catalogue import shipped_checkpoint
 from sam_env.agents.networks.qnet.bot import QBot
-from sam_env.agents.networks.catalogue import shipped_network_for
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.deals import resample, sample_deals
 from sam_env.agents.search.models import shipped_search
 from sam_env.agents.search.reference import PRUNE_LOG_WEIGHT
-from sam_env.evaluation.tournament import play_out
-
-import sam_env
-from sam_env import RuleConfig
 from sam_env.core import SeatView
 from sam_env.core.cards import FULL_DECK
 from sam_env.core.rules import CARDS_PER_HAND, INSTANT_WIN_TYPES
+from sam_env.evaluation.tournament import play_out
 from sam_env.vector.reference_check import random_rules
 
 

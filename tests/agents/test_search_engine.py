@@ -13,24 +13,23 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import sam_env
+from sam_env import RuleConfig, action_index
+from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_network_for
 from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.agents.networks.catalogue import shipped_checkpoint
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.networks.qnet.checkpoint import QCheckpoint
-from sam_env.agents.networks.catalogue import shipped_network_for
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import DecisionPoint, SearchBot
 from sam_env.agents.search.engine import BatchedSearch
 from sam_env.agents.search.models import Network, move_scores
 from sam_env.agents.search.network import CompiledNetwork
 from sam_env.agents.search.reference import ReferenceSearch
-from sam_env.evaluation.tournament import play_out
-
-import sam_env
-from sam_env import RuleConfig, action_index
 from sam_env.bot import Bot
 from sam_env.core import SeatView
 from sam_env.core.rules import INSTANT_WIN_TYPES
+from sam_env.evaluation.tournament import play_out
 from sam_env.vector import VectorEnv
 from sam_env.vector.reference_check import random_actions
 

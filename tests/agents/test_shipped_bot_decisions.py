@@ -21,11 +21,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sam_env.agents.registry import load_bot
-from sam_env.evaluation.tournament import play_out
-
 import sam_env
+from sam_env.agents.registry import load_bot
 from sam_env.core import SeatView
+from sam_env.evaluation.tournament import play_out
 
 DATA = Path(__file__).resolve().parent / "data" / "ppo_decisions.json"
 LINEUP = ("ppo_v1", "random", "ppo_v1", "heuristic")

@@ -134,3 +134,19 @@ def test_the_installed_command_says_usage_without_a_traceback(command: str, argv
         line = [found]
     out = subprocess.run([*line, *argv], capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 2 and "error" in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_sam_web_without_the_web_extra_names_it_and_the_pip_command() -> None:
+    """Starlette hidden from a fresh interpreter, as on the base install: sam-web's command line still reads, then
+    it stops with the extra's install command (sam_env.utils.extras), not a traceback."""
+    code = (
+        "import sys\n"
+        "sys.modules['starlette'] = None\n"
+        "from sam_env.apps.web import cli\n"
+        "sys.exit(cli.main(['--port', '0']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (
+        'sam-web: error: sam-web needs the web extra (starlette is not installed): pip install -e ".[web]"'
+    )

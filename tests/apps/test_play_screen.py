@@ -12,10 +12,10 @@ import sys
 
 import numpy as np
 import pytest
-from sam_env.agents.human import HumanPlayer
-from sam_env.apps import play
 
 import sam_env
+from sam_env.agents.human import HumanPlayer
+from sam_env.apps import play
 from sam_env.core.render import count_of_cards, render_hand
 
 WIDTH = 80

@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
+
 from sam_env.apps import evaluate, play
 
 

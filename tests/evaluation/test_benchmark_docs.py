@@ -1,4 +1,4 @@
-"""docs/benchmark_your_agent.md, run as written: a file with a bot class becomes a validated results file
+"""docs/score_your_agent.md, run as written: a file with a bot class becomes a validated results file
 and a leaderboard row, in a copy of the checkout's leaderboard folder and page (the quick tier, 2 seats)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from sam_env.evaluation.leaderboard import page_differs, read_entries
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGE = ROOT / "docs" / "benchmark_your_agent.md"
+PAGE = ROOT / "docs" / "score_your_agent.md"
 
 
 def blocks(language: str) -> list[str]:

@@ -6,13 +6,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.agents.networks.format import CheckpointError
-from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, load_policy, policy_metadata, save_policy
-from sam_env.agents.registry import can_play, label_of, load_bot
-from sam_env.evaluation.tournament import Match, run_matches
 
 from sam_env import RuleConfig
+from sam_env.agents.networks.format import CheckpointError
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import (
+    PolicyArch,
+    PolicyCheckpoint,
+    load_policy,
+    policy_metadata,
+    save_policy,
+)
+from sam_env.agents.registry import can_play, label_of, load_bot
+from sam_env.evaluation.tournament import Match, run_matches
 
 ARCH = PolicyArch(pi=(16,), vf=(8,), activation="tanh")
 
@@ -40,7 +46,9 @@ def test_an_in_memory_policy_is_evaluated_on_two_workers_as_on_one() -> None:
 
 def test_a_bot_that_cannot_sit_at_the_table_is_refused_before_the_first_hand() -> None:
     rules = RuleConfig(n_players=3)
-    with pytest.raises(ValueError, match=r"ppo_v1 cannot play this 3-player table: no shipped 'ppo_v1' network"):
+    with pytest.raises(
+        ValueError, match=r"ppo_v1 cannot play this 3-player table: the shipped family 'ppo_v1' has no network"
+    ):
         run_matches([Match("heuristic", ("ppo_v1", "random"))], rules, deals=2, workers=2, progress=False)
     with pytest.raises(ValueError, match=r"policy in memory cannot play this 3-player table: .* trained for 4"):
         run_matches([Match(in_memory_policy(RuleConfig()), ("greedy",) * 2)], rules, deals=2, progress=False)
@@ -53,7 +61,8 @@ def test_load_bot_picks_the_shipped_network_for_the_rules() -> None:
     for n_players in (2, 3, 5):
         bot = load_bot("ppo", rules=RuleConfig(n_players=n_players))
         assert isinstance(bot, PPOBot) and bot.name == "ppo" and bot.n_players == n_players
-        with pytest.raises(CheckpointError, match=rf"no shipped 'ppo_v1' network plays a {n_players}-player table"):
+        refusal = rf"the shipped family 'ppo_v1' has no network for a {n_players}-player table"
+        with pytest.raises(CheckpointError, match=refusal):
             load_bot("ppo_v1", rules=RuleConfig(n_players=n_players))
         assert load_bot("heuristic", rules=RuleConfig(n_players=n_players)).name == "heuristic"
         assert not can_play("ppo_v1", RuleConfig(n_players=n_players))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import ray  # noqa: F401 - the rllib extra (sam-eval --ray), which CI installs: missing, these tests fail
+
 from sam_env.apps.evaluate import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,8 +53,8 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
     [
         (
             ["--candidates", "heuristic", "nobody"],
-            "unknown agent name(s) 'nobody'; known agents: dmc, dmc_2p, dmc_3p, dmc_5p, dmc_v2, dmc_v2_2p, dmc_v2_5p, "
-            "greedy, heuristic",
+            "unknown agent name(s) 'nobody'; known agents: recommended: best; rule bots: random, greedy, heuristic; "
+            "held-out panel: panel_shedder",
         ),
         (["--candidates", "heuristic", "greedy", "--deals", "-5"], "--deals must be at least 1"),
         (["--candidates", "heuristic", "greedy", "--workers", "0"], "--workers must be at least 1"),
@@ -68,7 +69,7 @@ def test_smoke_run_writes_csv_json_markdown_and_plot(tmp_path: Path) -> None:
         (["--candidates", "heuristic", "greedy", "--address", "auto"], "--address names a Ray cluster; add --ray"),
         (
             ["--candidates", "ppo_v1", "heuristic", "--players", "3"],
-            "no shipped 'ppo_v1' network plays a 3-player table",
+            "the shipped family 'ppo_v1' has no network for a 3-player table; it has ppo_v1 (4 players)",
         ),
     ],
 )
@@ -118,7 +119,6 @@ def test_ray_prints_the_numbers_of_the_local_pool(tmp_path: Path) -> None:
 
 def test_against_plays_one_match_per_opponent_as_the_readme_table() -> None:
     from sam_env.apps.evaluate import build_parser, plan_matches
-
     from sam_env.core import RuleConfig
 
     args = build_parser().parse_args(["--candidates", "ppo", "--against", "heuristic", "greedy", "random"])

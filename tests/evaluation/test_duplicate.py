@@ -6,14 +6,14 @@ import re
 
 import numpy as np
 import pytest
+
+import sam_env
 from sam_env.agents.registry import make_agent
+from sam_env.bot import Bot
+from sam_env.core import RuleConfig, SeatView
 from sam_env.evaluation.deals import make_deal
 from sam_env.evaluation.stats import NET
 from sam_env.evaluation.tournament import Match, play_hand, run_matches
-
-import sam_env
-from sam_env.bot import Bot
-from sam_env.core import RuleConfig, SeatView
 
 
 def test_deals_are_fixed_by_seed_and_index() -> None:

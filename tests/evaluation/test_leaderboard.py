@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from sam_env.evaluation import leaderboard
 from sam_env.evaluation.leaderboard import Entry, page_differs, read_entries, render
 from sam_env.evaluation.results import SUFFIX, ResultsError, file_name

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+import sam_env
+from sam_env import RuleConfig
 from sam_env.agents.bot_objects import PolicyBot
 from sam_env.agents.code_specs import BotSpecError, file_module_name, load_file_module
 from sam_env.agents.registry import FACTORIES, register
@@ -18,9 +21,6 @@ from sam_env.apps import evaluate as sam_eval
 from sam_env.apps import play as sam_play
 from sam_env.evaluation import EvaluationError, evaluate
 from sam_env.evaluation.tournament import Match, run_matches
-
-import sam_env
-from sam_env import RuleConfig
 
 AGENTS = Path(__file__).with_name("own_agents.py")
 MODULE = "own_agents_outside"

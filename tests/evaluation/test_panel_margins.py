@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from sam_env.agents.panel import PANEL
 from sam_env.apps.evaluate import main
 from sam_env.evaluation.panel import paired_nets, panel_matches, panel_rows

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from sam_env.evaluation.ratings import OTHER_CANDIDATE, common_ground, rate
 from sam_env.evaluation.report import markdown_table, text_table
 from sam_env.evaluation.stats import METRICS, NET
 from sam_env.evaluation.tournament import Match, MatchResult
-
-pytestmark = pytest.mark.train  # openskill
 
 DEALS = 30
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
 from sam_env.apps import evaluate, play
 from sam_env.evaluation.replay import ReplayError, ReplayWriter, parse_records, read_records, record_from_dict, replay
 

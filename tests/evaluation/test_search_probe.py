@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from policy_files import write_checkpoint
+
+from sam_env import RuleConfig
 from sam_env.agents.networks.format import CheckpointError
 from sam_env.agents.networks.policy.checkpoint import load_policy
 from sam_env.agents.registry import load_bot
@@ -28,8 +30,6 @@ from sam_env.evaluation.search_probe import (
 )
 from sam_env.evaluation.stats import NET, paired_difference
 from sam_env.evaluation.tournament import run_matches
-
-from sam_env import RuleConfig
 
 RULES = RuleConfig(n_players=2)
 SMALL = SearchBudget(determinizations=4, candidates=2)

@@ -7,15 +7,15 @@ from collections import Counter
 
 import numpy as np
 import pytest
+
+from sam_env import action_index
 from sam_env.agents.greedy_bot import GreedyBot
 from sam_env.agents.registry import FACTORIES
+from sam_env.core import RuleConfig, SeatView
 from sam_env.evaluation.ratings import rate
 from sam_env.evaluation.seating import adjacent_flows
 from sam_env.evaluation.stats import NET
 from sam_env.evaluation.tournament import Match, balanced_orders, run_matches
-
-from sam_env import action_index
-from sam_env.core import RuleConfig, SeatView
 
 DECLARE = action_index("declare_sam")
 

@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
+
+from sam_env.core import EndReason, HandResult, Reason, Transfer
 from sam_env.evaluation.ratings import rate
 from sam_env.evaluation.stats import METRICS, NET, WIN, Z_95, hand_metrics, mean_ci, summarize
 from sam_env.evaluation.tournament import Match, MatchResult
-
-from sam_env.core import EndReason, HandResult, Reason, Transfer
 
 
 def test_mean_ci_by_hand() -> None:

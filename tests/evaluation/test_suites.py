@@ -19,12 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("evaluation", "training", "benchmarks")
 """The folders whose modules must read their line-ups of opponents from the suites module."""
 SUITES = Path("evaluation") / "suites.py"
-NOT_LINE_UPS: dict[tuple[str, str], str] = {
-    ("training/batched/config.py", "BatchedConfig.eval_opponents"): (
-        "the batched trainer's own default, the same value as suites.TRAINING_EVAL_OPPONENTS: its file is the "
-        "batched trainer's owners' to point at the suite"
-    ),
-}
+NOT_LINE_UPS: dict[tuple[str, str], str] = {}
 """Definitions the scan finds that are known and left where they are (file, name) -> why."""
 
 V1_PANEL = ("panel_shedder", "panel_hoarder", "panel_chopper", "panel_cautious", "panel_noisy")

@@ -4,9 +4,11 @@ interval), the speed it calibrates with, and every algorithm's config with the t
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+
 from sam_env.evaluation.results import ResultsError
 from sam_env.training.trainers import load_config
 
@@ -163,3 +165,61 @@ def test_the_runs_calibrate_once_train_the_budgets_steps_and_write_each_record_w
     calls.clear()
     script.make_runs(jobs, tmp_path, 0.5, train, evaluate)
     assert calls == [("calibrate_sb3", 0, 20_000), ("table_sb3", 1, 300)]
+
+
+MACHINE_PATH_IN_NAME = re.compile(r"(?:^|_)(?:work|tmp|home|users|root)_", re.IGNORECASE)
+"""A machine's path flattened into a file name, as ``sam-eval`` names a results file after its candidate's path
+(``/work/main/runs/...`` -> ``work_main_runs_...``)."""
+MACHINE_FOLDERS = ("/work/", "/home/", "/tmp/")
+
+
+def _benchmark_files() -> list[Path]:
+    """The files under benchmarks/, as committed (no caches, no claim files of a table being made)."""
+    ignored = ("__pycache__", ".claim")
+    return sorted(p for p in (ROOT / "benchmarks").rglob("*") if p.is_file() and not set(ignored) & set(p.parts))
+
+
+def test_no_committed_benchmark_file_names_a_machines_folders(script) -> None:
+    """The committed records say where things are relative to the checkout: no machine's path in a file's name, no
+    absolute /work/, /home/ or /tmp/ path in a record (a script may still default its scratch output to /tmp/)."""
+    files = _benchmark_files()
+    assert len([f for f in files if f.suffix == ".json"]) >= 43
+    named = [str(f.relative_to(ROOT)) for f in files if MACHINE_PATH_IN_NAME.search(f.name)]
+    assert not named, named
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        folders = ("/work/", "/home/") if file.suffix == ".py" else MACHINE_FOLDERS
+        assert not [f for f in folders if f in text], f"{file.relative_to(ROOT)} names {folders}"
+        if file.suffix == ".json":
+            assert not script.absolute_paths(json.loads(text)), file.relative_to(ROOT)
+
+
+def test_each_runs_results_file_is_named_after_its_run(script) -> None:
+    results = ROOT / "benchmarks" / "algorithms_table"
+    records = script.finished_runs(results)
+    assert len(records) == 21
+    for key, record in records.items():
+        file = ROOT / record["evaluation"]["file"]
+        assert file.parent == results / key and file.is_file()
+        assert file.name == script.results_name(file.parent, json.loads(file.read_text(encoding="utf-8")))
+        assert file.name == f"{key}.v1-4p-quick.results.json"
+    assert "+" in script.table(script.read_figures(records, ROOT), 3)
+
+
+def test_records_keep_paths_relative_and_a_record_with_an_absolute_one_is_refused(script, tmp_path: Path) -> None:
+    assert script.relative(ROOT / "runs" / "x" / "final", ROOT) == "runs/x/final"
+    assert script.absolute_paths({"c": "python train.py --set 'run_dir=\"runs/t\"'", "s": {"steps/s": "X/hand"}}) == []
+    record = {"training": {"command": "sam-eval --candidates /work/a/final --out b", "runs": ["/tmp/r"]}}
+    assert script.absolute_paths(record) == ["training.command: /work/a/final", "training.runs[0]: /tmp/r"]
+
+    def train(algorithm, name: str, seed: int, steps: int) -> dict:
+        speed = {"learner_steps_per_second_after_warm_up": 10.0}
+        policy = f"/home/someone/runs/{name}/final"
+        return {"policy": policy, "steps": steps, "wall_seconds": 1, "cpu_seconds": 1, "speed": speed}
+
+    def evaluate(policy: str, folder: Path) -> dict:
+        return {"file": f"{folder.name}/x.results.json", "headline": {"score": 1.0, "ci_low": 0, "ci_high": 2}}
+
+    with pytest.raises(ValueError, match=r"dqn__s1's record names absolute paths .*training\.policy: /home/someone"):
+        script.make_runs([("dqn", 1)], tmp_path, 0.5, train, evaluate)
+    assert not (tmp_path / "dqn__s1" / "run.json").exists()

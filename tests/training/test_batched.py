@@ -10,24 +10,25 @@ import numpy as np
 import pytest
 import torch
 from policy_files import ROOT, write_checkpoint
+from train_script import run_train, smoke_fixture
+
+from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.policy.checkpoint import load_policy
 from sam_env.agents.networks.policy.sb3 import build_policy
 from sam_env.agents.registry import load_bot
 from sam_env.apps import exploit
 from sam_env.apps.exploit import main as exploit_main
-from sam_env.training.batched.network import masked
+from sam_env.core.combos import combo_index
 from sam_env.training.batched.ppo import advantages, update
-from sam_env.training.batched.rollout import RolloutBuffer, SeatTrajectories
+from sam_env.training.batched.rollout import RolloutBuffer
 from sam_env.training.batched.state import restore_batched, save_batched_checkpoint
 from sam_env.training.batched.trainer import BatchedTrainer
+from sam_env.training.common.masking import masked
+from sam_env.training.common.trajectories import SeatTrajectories
 from sam_env.training.config import ConfigError
 from sam_env.training.curves import evaluation_series, plot_bot_curves
 from sam_env.training.trainers import config_from_dict, load_config
-from train_script import run_train, smoke_fixture
-
-from sam_env import N_ACTIONS, RuleConfig, VectorEnv
-from sam_env.core.combos import combo_index
 
 # tests/scenarios/chops.yaml, chop_single_two_with_quad: seat 0 leads its 2S, seat 1 chops it with
 # quad 5 (seat 0 pays 4X at once), everyone passes, seat 1 goes out: net [-13, +33, -10, -10].

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from policy_files import write_checkpoint
 from safetensors.numpy import save_file
+
 from sam_env.training.checkpoints import (
     latest_checkpoint,
     prune_checkpoints,

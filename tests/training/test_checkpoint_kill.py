@@ -17,8 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-from sam_env.training.checkpoints import latest_checkpoint
 from train_script import FIXTURES, run_train
+
+from sam_env.training.checkpoints import latest_checkpoint
 
 SMALL = [
     "--set", "num_tables=8", "--set", "n_steps=32", "--set", "batch_size=64", "--set", "eval_every=0",

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from train_script import ALL_CONFIGS
+
 from sam_env.training.batched.config import BatchedConfig
 from sam_env.training.checkpoints import run_dir_of
 from sam_env.training.config import ConfigError, MaskedPPOConfig, RunConfig
@@ -21,10 +23,9 @@ from sam_env.training.rllib.config import RLlibConfig
 from sam_env.training.rollout_advantage.config import RolloutAdvantageConfig
 from sam_env.training.sb3.config import SB3Config
 from sam_env.training.trainers import TRAINERS, config_from_dict, load_config
-from train_script import ALL_CONFIGS
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN_NAMES = {"configs/records/ppo_v1.yaml": "shipped"}
+RUN_NAMES = {"configs/past_runs/ppo_v1.yaml": "shipped"}
 """A record keeps the name its run had (``ppo_v1``'s checkpoints are ``runs/shipped__s1__<time>``)."""
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+from stable_baselines3.common.logger import configure
+
 from sam_env.evaluation.stats import Summary
 from sam_env.training.curves import FinalEvaluation, learning_curve_figure, plot_learning_curve
-from stable_baselines3.common.logger import configure
 
 matplotlib.use("Agg")
 

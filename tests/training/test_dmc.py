@@ -12,21 +12,21 @@ import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
+from train_script import run_train, smoke_fixture
+
+import sam_env
+from sam_env import RuleConfig
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.networks.qnet.checkpoint import load_qnet
 from sam_env.agents.registry import load_bot
 from sam_env.evaluation.tournament import play_out
-from sam_env.training.batched.rollout import SeatTrajectories
+from sam_env.training.common.trajectories import SeatTrajectories
 from sam_env.training.config import ConfigError
 from sam_env.training.dmc.config import DMCConfig
 from sam_env.training.dmc.targets import Decisions, monte_carlo_returns, renumber
 from sam_env.training.dmc.trainer import DMCTrainer
 from sam_env.training.qnet_state import restore_qnet
 from sam_env.training.trainers import load_config
-from train_script import run_train, smoke_fixture
-
-import sam_env
-from sam_env import RuleConfig
 from sam_env.utils.files import file_sha256
 
 SMOKE = ("--config", "tests/training/configs/dmc_smoke.yaml")
@@ -46,7 +46,7 @@ def test_targets_are_each_seats_money_from_its_decision_to_the_end_of_the_hand()
     Seat 0's targets: d0 = -4 + 10 = 6, d2 = 10, d3 = 10; seat 1's: d1 = +4 - 10 = -6. Table 1: seat 0's
     decision (d4) waits for its hand, which ends later (+3 X to seat 0, after its next decision d5)."""
     decisions = Decisions.allocate(2, 3)
-    trajectories = SeatTrajectories(decisions, num_tables=2, n_players=2)  # type: ignore[arg-type]
+    trajectories = SeatTrajectories(decisions, num_tables=2, n_players=2)
     none = np.array([], dtype=np.int64)
 
     def decide(table: int, seat: int) -> int:

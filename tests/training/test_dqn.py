@@ -9,6 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+from tianshou.data import Batch
+from train_script import smoke_fixture
+
+import sam_env
+from sam_env import RuleConfig, VectorEnv
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.networks.qnet.checkpoint import QArch, QCheckpoint, load_qnet, qnet_metadata
 from sam_env.agents.registry import load_bot
@@ -17,12 +23,6 @@ from sam_env.training.config import ConfigError
 from sam_env.training.dqn.config import DQNConfig
 from sam_env.training.dqn.trainer import q_network, q_tensors
 from sam_env.training.trainers import config_from_dict
-from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
-from tianshou.data import Batch
-from train_script import smoke_fixture
-
-import sam_env
-from sam_env import RuleConfig, VectorEnv
 
 SMOKE = ("--config", "tests/training/configs/dqn_smoke.yaml")
 

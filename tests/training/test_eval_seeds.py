@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 from policy_files import ROOT
+
+from sam_env import RuleConfig
 from sam_env.apps.evaluate import build_parser
 from sam_env.evaluation.deals import make_deal
 from sam_env.training import evaluate as evaluation
 from sam_env.training.batched.trainer import BatchedTrainer
 from sam_env.training.config import IN_TRAINING_SEEDS, ConfigError
 from sam_env.training.trainers import config_from_dict, load_config
-
-from sam_env import RuleConfig
 
 
 @pytest.fixture

@@ -13,18 +13,18 @@ import numpy as np
 import pytest
 import torch
 from policy_files import ROOT
-from sam_env.agents.panel import PANEL
+from train_script import run_train, smoke_fixture
+
+from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 from sam_env.agents.networks.policy.checkpoint import PolicyArch, load_policy
 from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.agents.panel import PANEL
 from sam_env.agents.registry import load_bot
 from sam_env.training.config import ConfigError
 from sam_env.training.expert.config import ExpertConfig
 from sam_env.training.expert.distill import DistillSettings, Samples, distill, losses, policy_targets
 from sam_env.training.expert.trainer import ExpertTrainer
 from sam_env.training.trainers import config_from_dict, load_config
-from train_script import run_train, smoke_fixture
-
-from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 SMOKE = ("--config", "tests/training/configs/expert_smoke.yaml")
 

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from train_script import ALL_CONFIGS
+
 from sam_env.agents.panel import PANEL
 from sam_env.training.batched.config import BatchedConfig
 from sam_env.training.config import ConfigError, OpponentMix, apply_overrides
 from sam_env.training.rllib.config import RLlibConfig
 from sam_env.training.trainers import TRAINERS, config_from_dict
-from train_script import ALL_CONFIGS
 
 ROOT = Path(__file__).resolve().parents[2]
 EVAL_ONLY = {"eval_opponents", "final_eval_opponents"}

@@ -6,21 +6,21 @@ import numpy as np
 import pytest
 import torch
 from policy_files import ROOT
-from sam_env.agents.greedy_bot import BatchedGreedy, GreedyBot
-from sam_env.agents.heuristic.bot import HeuristicParams
-from sam_env.agents.panel import PANEL
-from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.agents.networks.policy.checkpoint import PolicyArch
-from sam_env.evaluation.tournament import play_out
-from sam_env.training.batched.pfsp import FIRST_VARIANT, GREEDY, WEIGHTINGS, PrioritizedSeating
-from sam_env.training.batched.rollout import HEURISTIC, LEARNER, RANDOM
-from sam_env.training.batched.trainer import BatchedTrainer
-from sam_env.training.config import ConfigError
-from sam_env.training.trainers import config_from_dict, load_config
-from sam_env.training.widen import widen
 
 import sam_env
 from sam_env import RuleConfig
+from sam_env.agents.greedy_bot import BatchedGreedy, GreedyBot
+from sam_env.agents.heuristic.bot import HeuristicParams
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import PolicyArch
+from sam_env.agents.panel import PANEL
+from sam_env.evaluation.tournament import play_out
+from sam_env.training.batched.pfsp import FIRST_VARIANT, GREEDY, WEIGHTINGS, PrioritizedSeating
+from sam_env.training.batched.trainer import BatchedTrainer
+from sam_env.training.common.seating import HEURISTIC, LEARNER, RANDOM
+from sam_env.training.config import ConfigError
+from sam_env.training.trainers import config_from_dict, load_config
+from sam_env.training.widen import widen
 
 SMOKE = ROOT / "tests/training/configs/batched_smoke.yaml"
 KINDS = {"self_play": 0.0, "random": 1.0, "greedy": 1.0, "heuristic": 2.0}

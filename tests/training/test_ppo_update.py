@@ -11,17 +11,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from sam_env.agents.networks.policy.checkpoint import PolicyArch
-from sam_env.agents.networks.policy.network import ActorCritic
-from sam_env.agents.networks.policy.sb3 import policy_kwargs
-from sam_env.training.batched.network import masked
-from sam_env.training.batched.ppo import PPOSettings, advantages, update
-from sam_env.training.batched.rollout import RolloutBuffer
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from stable_baselines3.common.logger import Logger
 
 from sam_env import N_ACTIONS, VectorEnv
+from sam_env.agents.networks.policy.checkpoint import PolicyArch
+from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.agents.networks.policy.sb3 import policy_kwargs
+from sam_env.training.batched.ppo import PPOSettings, advantages, update
+from sam_env.training.batched.rollout import RolloutBuffer
+from sam_env.training.common.masking import masked
 from sam_env.vector.sb3_adapter import Sb3VecEnv
 
 ARCH = PolicyArch(pi=(32, 32), vf=(32,), activation="tanh")

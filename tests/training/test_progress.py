@@ -7,6 +7,7 @@ import re
 
 import pytest
 from policy_files import ROOT
+
 from sam_env.training.batched.trainer import BatchedTrainer
 from sam_env.training.progress import advance, bar
 from sam_env.training.trainers import load_config

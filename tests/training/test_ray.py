@@ -20,6 +20,8 @@ import pytest
 import ray
 import torch
 from policy_files import ROOT
+
+from sam_env import RuleConfig
 from sam_env.agents.networks.policy.checkpoint import load_policy
 from sam_env.agents.registry import load_bot
 from sam_env.training.batched.config import BatchedConfig
@@ -29,8 +31,6 @@ from sam_env.training.ray_actors.config import RayConfig
 from sam_env.training.ray_actors.learner import RayTrainer
 from sam_env.training.ray_actors.runner import BUFFER_FIELDS, runner_seed
 from sam_env.training.trainers import config_from_dict, load_config
-
-from sam_env import RuleConfig
 
 SMOKE = ROOT / "tests/training/configs/ray_smoke.yaml"
 

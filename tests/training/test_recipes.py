@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from policy_files import ROOT
+
 from sam_env.apps import exploit
 from sam_env.training import cli
 from sam_env.training.config import ConfigError

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 from policy_files import ROOT
+from train_script import ALL_CONFIGS
+
 from sam_env.training.config import ConfigError
 from sam_env.training.rllib.config import RLlibConfig
-from train_script import ALL_CONFIGS
 
 RLLIB_CONFIGS = [p for p in ALL_CONFIGS if "trainer: rllib" in p.read_text()]
 

@@ -12,18 +12,18 @@ import pytest
 import torch
 from env.env_helpers import FOUR_TWOS_DEAL
 from ray.rllib.core.columns import Columns  # the rllib extra, which CI installs: missing, these tests fail
+
+from sam_env import N_ACTIONS, RuleConfig
 from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.policy.checkpoint import PolicyArch, load_policy
 from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.agents.networks.policy.sb3 import build_policy
+from sam_env.core import REVEAL_INSTANT_WIN
+from sam_env.core.rules import INSTANT_WIN_TYPES
 from sam_env.training.rllib.env import SamMultiAgentEnv
 from sam_env.training.rllib.export import export_policy
 from sam_env.training.rllib.module import module_spec
 from sam_env.training.rllib.selfplay import LEARNER, SeatMapping, SnapshotPool, snapshot_ids
-
-from sam_env import N_ACTIONS, RuleConfig
-from sam_env.core import REVEAL_INSTANT_WIN
-from sam_env.core.rules import INSTANT_WIN_TYPES
 
 RULES = [{}, {"n_players": 2}, {"n_players": 5, "instant_wins": sorted(INSTANT_WIN_TYPES)}]
 

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 import ray.rllib  # noqa: F401 - the rllib extra, which CI installs: missing, these tests fail instead of skipping
 from policy_files import ROOT
-from sam_env.agents.networks.policy.checkpoint import load_policy
-from sam_env.agents.registry import load_bot
-from sam_env.evaluation.tournament import play_out
 
 import sam_env
+from sam_env.agents.networks.policy.checkpoint import load_policy
+from sam_env.agents.registry import load_bot
 from sam_env.core import SeatView
+from sam_env.evaluation.tournament import play_out
 
 SMOKE = "tests/training/configs/rllib_smoke.yaml"  # run from the repository root
 

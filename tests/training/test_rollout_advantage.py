@@ -11,11 +11,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+from train_script import run_train, smoke_fixture
+
+import sam_env
+from sam_env import N_ACTIONS, RuleConfig
 from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, load_policy, policy_metadata
 from sam_env.agents.search.network import CompiledNetwork
+from sam_env.core.cards import mask_of
+from sam_env.core.combos import combo_index
 from sam_env.evaluation.tournament import play_out
-from sam_env.training.batched.rollout import HEURISTIC, LEARNER, RANDOM
+from sam_env.training.common.seating import HEURISTIC, LEARNER, RANDOM
 from sam_env.training.config import ConfigError
 from sam_env.training.lineage import fingerprints
 from sam_env.training.rollout_advantage.config import RolloutAdvantageConfig
@@ -23,13 +30,6 @@ from sam_env.training.rollout_advantage.labels import RolloutLabeller, common_un
 from sam_env.training.rollout_advantage.players import SeatPlayers
 from sam_env.training.rollout_advantage.update import centred, move_estimates
 from sam_env.training.trainers import load_config
-from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
-from train_script import run_train, smoke_fixture
-
-import sam_env
-from sam_env import N_ACTIONS, RuleConfig
-from sam_env.core.cards import mask_of
-from sam_env.core.combos import combo_index
 from sam_env.vector.playouts import Playouts
 
 SMOKE = ("--config", "tests/training/configs/rollout_smoke.yaml")

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sam_env.agents.networks.catalogue import shipped_checkpoint
-from sam_env.agents.networks.catalogue import shipped_network_for
-from sam_env.agents.search import DecisionPoint
-from sam_env.agents.search.engine import BatchedSearch
-from sam_env.training.expert.search_targets import HandHistories, decision_points, search_targets
 
 import sam_env
 from sam_env import RuleConfig
+from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_network_for
+from sam_env.agents.search import DecisionPoint
+from sam_env.agents.search.engine import BatchedSearch
 from sam_env.core.rules import INSTANT_WIN_TYPES
+from sam_env.training.expert.search_targets import HandHistories, decision_points, search_targets
 from sam_env.vector import VectorEnv
 from sam_env.vector.reference_check import random_actions, random_rules
 

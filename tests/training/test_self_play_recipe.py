@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from sam_env.training.batched.rollout import LEARNER, Seating
+
+from sam_env.training.common.seating import LEARNER, Seating
 from sam_env.training.trainers import load_config
 
 ROOT = Path(__file__).resolve().parents[2]

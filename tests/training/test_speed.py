@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from sam_env.training import speed as speed_module
 from sam_env.training.speed import SPEED_FILE, SpeedMeter
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from policy_files import ROOT
-from sam_env.agents.networks.policy.checkpoint import load_policy
-from sam_env.agents.registry import load_bot
 from train_script import run_train, smoke_fixture
 
 from sam_env import ENCODING_VERSION
+from sam_env.agents.networks.policy.checkpoint import load_policy
+from sam_env.agents.registry import load_bot
 
 SMOKE = "tests/training/configs/smoke.yaml"  # run from the repository root
 

@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 import torch
 from policy_files import ROOT, TINY_ARCH, write_checkpoint
+
+from sam_env import VectorEnv
 from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.policy.checkpoint import PolicyArch, load_policy
-from sam_env.training.batched.network import ActorCritic
+from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.training.batched.trainer import BatchedTrainer
 from sam_env.training.config import ConfigError
 from sam_env.training.trainers import load_config
 from sam_env.training.widen import can_widen, widen
-
-from sam_env import VectorEnv
 
 
 def wider(arch: PolicyArch, extra: int) -> PolicyArch:
@@ -74,9 +74,8 @@ def test_what_is_not_a_widening_is_refused(tmp_path: Path, pi: tuple, vf: tuple,
 
 def test_a_two_layer_network_widens_exactly(tmp_path: Path) -> None:
     """The second layer's inputs from new units of the first are zero: the default 256x256 case."""
-    from sam_env.agents.networks.policy.checkpoint import policy_metadata, save_policy
-
     from sam_env import RuleConfig
+    from sam_env.agents.networks.policy.checkpoint import policy_metadata, save_policy
 
     arch = PolicyArch(pi=(16, 12), vf=(8, 8), activation="tanh")
     meta = policy_metadata(RuleConfig(), arch, {"name": "test"})

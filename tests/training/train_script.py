@@ -14,7 +14,7 @@ FIXTURES = Path(__file__).resolve().parent / "configs"
 """The tests' own configs: a few hundred steps through every part of a trainer (``*_smoke.yaml``)."""
 ALL_CONFIGS = [
     *sorted(ROOT.glob("configs/*.yaml")),
-    *sorted(ROOT.glob("configs/records/*.yaml")),
+    *sorted(ROOT.glob("configs/past_runs/*.yaml")),
     *sorted(ROOT.glob("apps/configs/*.yaml")),
     *sorted(FIXTURES.glob("*.yaml")),
 ]

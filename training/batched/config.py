@@ -5,15 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sam_env.agents.networks.policy.checkpoint import PolicyArch
-
 from sam_env.core.fields import is_int
 from sam_env.encoding import ENCODING_VERSIONS
+from sam_env.evaluation.suites import TRAINING_EVAL_OPPONENTS
 
+from ..common.seating import SEATING_KINDS
 from ..config import OPPONENT_KINDS, MaskedPPOConfig, OpponentMix, refuse_panel_bots, require_field
 
-BATCHED_OPPONENTS = ("self_play", "random", "heuristic")
-"""The opponents the batched trainer can seat: networks, the random player and the compiled heuristic,
-each evaluated in batch."""
 DEVICES = ("cpu", "cuda", "auto")
 CRITICS = ("observation", "oracle")
 SAMPLINGS = ("mix", "pfsp")
@@ -80,7 +78,7 @@ class BatchedConfig(MaskedPPOConfig):
     critic: str = "observation"
     fixed_opponents: tuple[str, ...] = ()
     init_from: str | None = None
-    eval_opponents: tuple[str, ...] = ("heuristic",)
+    eval_opponents: tuple[str, ...] = TRAINING_EVAL_OPPONENTS
     encoding_version: int = 1
     move_head: int = 0
     opponent_sampling: str = "mix"
@@ -113,7 +111,7 @@ class BatchedConfig(MaskedPPOConfig):
             "heuristic_variants", self.heuristic_variants, pfsp or not self.heuristic_variants, "0 unless pfsp"
         )
         weights = self.opponents.weights()
-        kinds = (*BATCHED_OPPONENTS, "greedy") if pfsp else BATCHED_OPPONENTS
+        kinds = (*SEATING_KINDS, "greedy") if pfsp else SEATING_KINDS
         batched_ok = not any(weights[k] for k in OPPONENT_KINDS if k not in kinds)
         where = "" if pfsp else " (greedy too with opponent_sampling: pfsp)"
         require_field("opponents", weights, batched_ok, f"with trainer: batched, weights for {list(kinds)} only{where}")

@@ -1,9 +1,10 @@
 """The networks the batched trainer runs: the actor-critic it optimizes, frozen opponents, an oracle critic.
 
-The actor-critic is :class:`sam_env.agents.networks.policy.network.ActorCritic`, the one builder of the network, laid out
-exactly as SB3's ``MaskableActorCriticPolicy``: a network trained here is saved with
-:func:`sam_env.agents.networks.policy.checkpoint.save_policy` and played by :class:`sam_env.agents.networks.policy.bot.PPOBot`, ``sam-eval``,
-``sam-play`` and :func:`sam_env.agents.networks.policy.sb3.build_policy` without any conversion. Frozen opponents (the
+The actor-critic is :class:`sam_env.agents.networks.policy.network.ActorCritic`, the one builder of the network,
+laid out exactly as SB3's ``MaskableActorCriticPolicy``: a network trained here is saved with
+:func:`sam_env.agents.networks.policy.checkpoint.save_policy` and played by
+:class:`sam_env.agents.networks.policy.bot.PPOBot`, ``sam-eval``, ``sam-play`` and
+:func:`sam_env.agents.networks.policy.sb3.build_policy` without any conversion. Frozen opponents (the
 self-play pool, or the bot a best response is trained against) are the same network, actor only,
 evaluated once per step on every table where they act.
 """
@@ -12,12 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
-from sam_env.agents.networks.policy.network import ActorCritic, mlp, numpy_state
 from torch import nn
 
-MASKED_LOGIT = -1e8
-"""The logit of an illegal action (SB3's ``MaskableCategorical`` uses the same value)."""
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
+from sam_env.agents.networks.policy.network import ActorCritic, mlp, numpy_state
+
+from ..common.masking import masked
 
 
 class OracleCritic(nn.Module):
@@ -62,11 +63,6 @@ def frozen_actor(checkpoint: PolicyCheckpoint, device: torch.device) -> ActorCri
     actor = ActorCritic.of(checkpoint, critic=False).to(device)
     actor.requires_grad_(False)
     return actor
-
-
-def masked(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Logits with every illegal action pushed to :data:`MASKED_LOGIT`."""
-    return torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
 
 
 def sample(logits: torch.Tensor, mask: torch.Tensor, deterministic: bool = False) -> tuple[torch.Tensor, torch.Tensor]:

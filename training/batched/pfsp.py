@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+
+from sam_env import RuleConfig
 from sam_env.agents.greedy_bot import BatchedGreedy
 from sam_env.agents.heuristic.bot import HeuristicParams
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
 
-from sam_env import RuleConfig
-
+from ..common.seating import HEURISTIC, LEARNER, RANDOM, Seating
 from .config import BatchedConfig
-from .rollout import HEURISTIC, LEARNER, RANDOM, Seating
 
 GREEDY = -4
 FIRST_VARIANT = -5
@@ -42,7 +42,7 @@ WEIGHTINGS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 
 
 class PrioritizedSeating(Seating):
-    """:class:`~.rollout.Seating` whose other seats are drawn by PFSP (module docstring).
+    """:class:`~sam_env.training.common.seating.Seating` whose other seats are drawn by PFSP (module docstring).
 
     Args:
         kind_weights: the ``opponents`` weights: which kinds are in the pool and their shares.

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 from numba import njit
+
 from sam_env.agents.networks.policy.network import ActorCritic
 
-from .network import OracleCritic, masked
+from ..common.masking import masked
+from .network import OracleCritic
 from .rollout import RolloutBuffer
 
 

@@ -1,12 +1,12 @@
 """Rollouts on :class:`sam_env.VectorEnv`: every seat of every table played by batched policies.
 
-Each table's seats are drawn afresh for every hand: the learner (one network shared by all its
-seats), a frozen snapshot from the self-play pool, the compiled heuristic or the random player
-(:class:`sam_env.RandomBot`, batched). Every step, the
-learner's forward pass covers all tables where a learner seat acts, and each frozen network one pass
-for the tables where it acts.
+Each table's seats are drawn afresh for every hand (:class:`~sam_env.training.common.seating.Seating`): the
+learner (one network shared by all its seats), a frozen snapshot from the self-play pool, the compiled
+heuristic or the random player (:class:`sam_env.RandomBot`, batched). Every step, the learner's forward pass
+covers all tables where a learner seat acts, and each frozen network one pass for the tables where it acts.
 
-A learner seat's decisions form its own trajectory; a move with only one legal action is no
+A learner seat's decisions form its own trajectory
+(:class:`~sam_env.training.common.trajectories.SeatTrajectories`); a move with only one legal action is no
 decision (it is played at once and neither stored nor trained on, though ``total_timesteps`` counts
 it). Money is credited per absolute seat at every
 step (``batch.rewards``: chop money of seats that did not act included) and is added to the reward
@@ -20,24 +20,20 @@ that it can never block): no choice of that seat could change it.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from sam_env.agents.heuristic.compiled import BatchedHeuristic
-from sam_env.agents.networks.policy.network import ActorCritic
-from sam_env.evaluation.stats import hand_metrics
 
 from sam_env import N_ACTIONS, VectorEnv
-from sam_env.bot import BatchedPolicy, RandomBot
+from sam_env.agents.heuristic.compiled import BatchedHeuristic
+from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.bot import RandomBot
+from sam_env.evaluation.stats import hand_metrics
 
+from ..common.seating import HEURISTIC, LEARNER, RANDOM, Seating
+from ..common.trajectories import SeatTrajectories
 from .network import OracleCritic, sample
-
-LEARNER = -1
-RANDOM = -2
-HEURISTIC = -3
-"""Occupant codes of a seat; an occupant >= 0 is the id of a frozen network."""
 
 
 @dataclass
@@ -87,118 +83,6 @@ class RolloutStats:
     stored and trained on are ``buffer.size`` (logged as ``train/samples``)."""
     metrics: list[tuple[int, ...]] = field(default_factory=list)
     """:func:`sam_env.evaluation.stats.hand_metrics` of every learner seat in every hand that ended."""
-
-
-class SeatTrajectories:
-    """Each learner seat's trajectory at each table: links its decisions and credits its money.
-
-    ``last[t, p]``: the buffer position of seat ``p``'s latest decision in the current hand of
-    table ``t`` (``-1``: none yet, or not a learner seat).
-    """
-
-    def __init__(self, buffer: RolloutBuffer, num_tables: int, n_players: int) -> None:
-        self.buffer = buffer
-        self.last = np.full((num_tables, n_players), -1, dtype=np.int64)
-
-    def record(self, tables: np.ndarray, seats: np.ndarray, positions: np.ndarray) -> None:
-        """The seats ``seats`` of ``tables`` decided; their decisions are at ``positions``."""
-        buf = self.buffer
-        previous = self.last[tables, seats]
-        linked = previous >= 0
-        buf.next[previous[linked]] = positions[linked]
-        buf.next[positions] = -1
-        buf.reward[positions] = 0.0
-        buf.done[positions] = False
-        self.last[tables, seats] = positions
-
-    def credit(self, money: np.ndarray, ended: np.ndarray) -> None:
-        """``money[t, p]`` (already scaled) goes to each seat's latest decision; ``ended`` tables close their hands."""
-        open_ = self.last >= 0
-        self.buffer.reward[self.last[open_]] += money[open_]
-        if ended.size:
-            closing = self.last[ended]
-            self.buffer.done[closing[closing >= 0]] = True
-            self.last[ended] = -1
-
-
-class Seating:
-    """Who sits where at each table for the current hand, drawn when the hand starts.
-
-    Each seat is the learner with probability ``learner_share`` (at least one learner seat per
-    table, chosen uniformly); the others are drawn from ``opponent_weights`` (``self_play``: a network
-    of the pool, uniformly; ``random``: :class:`sam_env.RandomBot`, batched; ``heuristic``: the heuristic bot, compiled
-    and batched, :class:`sam_env.agents.heuristic.compiled.BatchedHeuristic`).
-    """
-
-    def __init__(
-        self,
-        num_tables: int,
-        n_players: int,
-        learner_share: float,
-        opponent_weights: dict[str, float],
-        rng: np.random.Generator,
-    ) -> None:
-        self.n_players = n_players
-        self.learner_share = learner_share
-        total = sum(opponent_weights.get(k, 0.0) for k in ("self_play", "random", "heuristic"))
-        self.p_random = opponent_weights.get("random", 0.0) / total if total else 0.0
-        self.p_heuristic = opponent_weights.get("heuristic", 0.0) / total if total else 0.0
-        self.rng = rng
-        self.pool: dict[int, ActorCritic | BatchedPolicy] = {}
-        self.fixed: list[int] = []
-        self.snapshots: list[int] = []
-        self.occupant = np.full((num_tables, n_players), LEARNER, dtype=np.int64)
-        self.extra: dict[int, BatchedPolicy] = {}
-        """Batched policies of other occupant codes (below ``HEURISTIC``): what a subclass seats besides these."""
-
-    @property
-    def drawable(self) -> list[int]:
-        return self.fixed + self.snapshots
-
-    def add(self, actor: ActorCritic | BatchedPolicy, keep: int, fixed: bool = False) -> None:
-        """Add a frozen network (or a batched policy of one's own, a best response's target) to the pool:
-        ``fixed`` ones stay for the whole run; of the others (snapshots of the learner) only the ``keep``
-        newest are drawn for new hands."""
-        new_id = max(self.pool, default=-1) + 1
-        self.pool[new_id] = actor
-        if fixed:
-            self.fixed.append(new_id)
-        else:
-            self.snapshots = [*self.snapshots, new_id][-keep:]
-
-    def forget_unused(self) -> None:
-        """Drop the networks that are neither drawable nor seated at a table."""
-        seated = set(np.unique(self.occupant[self.occupant >= 0]).tolist())
-        for key in [k for k in self.pool if k not in seated and k not in self.drawable]:
-            del self.pool[key]
-
-    def record(self, table: int, net: Sequence[float]) -> None:
-        """A hand ended at ``table`` with money ``net`` per seat (this seating keeps no score; PFSP's does)."""
-
-    def draw(self, tables: np.ndarray) -> None:
-        """Seat the learner and its opponents at ``tables`` for their next hand: each seat is the learner's
-        with probability ``learner_share`` (one seat per table at least), the others :meth:`opponents`."""
-        k, n = tables.size, self.n_players
-        if k == 0:
-            return
-        learner = self.rng.random((k, n)) < self.learner_share
-        learner[np.arange(k), self.rng.integers(n, size=k)] = True
-        self.occupant[tables] = np.where(learner, LEARNER, self.opponents(k))
-
-    def opponents(self, k: int) -> np.ndarray:
-        """``int64[k, n_players]``: occupant codes drawn for every seat of ``k`` tables (the learner's seats
-        then replace some): ``random``, ``heuristic`` or a network of the pool by ``opponent_weights``."""
-        n = self.n_players
-        kind = self.rng.random((k, n))
-        occupant = np.where(kind < self.p_random, RANDOM, HEURISTIC)
-        drawable = self.drawable
-        from_pool = kind >= self.p_random + self.p_heuristic
-        if drawable:
-            picks = np.asarray(drawable)[self.rng.integers(len(drawable), size=(k, n))]
-            occupant = np.where(from_pool, picks, occupant)
-        else:
-            occupant = np.where(from_pool, RANDOM, occupant)
-        return occupant
 
 
 class Collector:

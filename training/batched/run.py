@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..checkpoints import learn_and_save, read_trainer_state
+from ..common.logs import tensorboard_logger
 from ..config import TrainResult
 from ..speed import report_speed
 from .config import BatchedConfig
 from .state import restore_batched, save_batched_checkpoint
-from .trainer import BatchedTrainer, tensorboard_logger
+from .trainer import BatchedTrainer
 
 
 def train(config: BatchedConfig, run_dir: Path, resume: Path | None) -> TrainResult:

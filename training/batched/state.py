@@ -18,6 +18,7 @@ import torch
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
+
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, load_policy, policy_metadata, save_policy
 
 from ..checkpoints import load_optimizer, optimizer_tensors, written_whole

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import torch
+from stable_baselines3.common.logger import Logger
+from tqdm import tqdm
+
+from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 from sam_env.agents.bot_objects import PolicyBot, probe_bot
 from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
@@ -22,10 +25,6 @@ from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.registry import load_bot
 from sam_env.evaluation.stats import METRICS
-from stable_baselines3.common.logger import Logger, configure
-from tqdm import tqdm
-
-from sam_env import N_ACTIONS, RuleConfig, VectorEnv
 
 from .. import progress
 from ..checkpoints import network_of
@@ -270,7 +269,3 @@ class BatchedTrainer(EvaluatesDuringTraining):
         for key, seconds in self.seconds.items():
             self.logger.record(f"perf/{key}_seconds", seconds)
         self.logger.dump(self.num_timesteps)
-
-
-def tensorboard_logger(run_dir: Path) -> Logger:
-    return configure(str(run_dir), ["tensorboard"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..checkpoints import learn_and_save, read_trainer_state
+from ..common.logs import tensorboard_logger
 from ..config import TrainResult
 from ..qnet_state import restore_qnet, save_qnet_checkpoint
 from ..speed import report_speed
@@ -14,8 +15,6 @@ from .trainer import DMCTrainer
 
 def train(config: DMCConfig, run_dir: Path, resume: Path | None) -> TrainResult:
     """Train ``config`` in ``run_dir``, from scratch or from the checkpoint folder ``resume``."""
-    from ..batched.trainer import tensorboard_logger
-
     state = None if resume is None else read_trainer_state(resume)
     start_step = 0 if state is None else int(state["num_timesteps"])
     trainer = DMCTrainer(config, start_step, logger=tensorboard_logger(run_dir))

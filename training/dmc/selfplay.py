@@ -5,7 +5,7 @@ choice — all (table, move) pairs in one forward pass, the observation's share 
 computed once per table (:meth:`~sam_env.agents.networks.qnet.network.QNetwork.move_values`) — and each such
 seat plays its best move, or with chance ``epsilon`` a uniformly random legal one. A move with one
 legal action is played at once and not stored. Money is credited to each seat's latest decision
-(:class:`~sam_env.training.batched.rollout.SeatTrajectories`, as the batched trainer does), so a
+(:class:`~sam_env.training.common.trajectories.SeatTrajectories`, as the batched trainer does), so a
 decision's reward is its seat's money until its next decision or the end of the hand.
 """
 
@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from sam_env.move_features import legal_pairs, move_features
-from sam_env.agents.networks.qnet.network import QNetwork
 
 from sam_env import VectorEnv
+from sam_env.agents.networks.qnet.network import QNetwork
 from sam_env.bot import RandomBot
+from sam_env.move_features import legal_pairs, move_features
 
-from ..batched.rollout import SeatTrajectories
+from ..common.trajectories import SeatTrajectories
 from .targets import Decisions
 
 
@@ -54,7 +54,7 @@ class SelfPlay:
         self.reward_scale = reward_scale
         self.rng = rng
         self.random = RandomBot(int(rng.integers(2**63)))
-        self.trajectories = SeatTrajectories(decisions, venv.num_tables, venv.n_players)  # type: ignore[arg-type]
+        self.trajectories = SeatTrajectories(decisions, venv.num_tables, venv.n_players)
         self.batch = venv.reset()
 
     def greedy(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -3,7 +3,7 @@
 DouZero trains its Q-network on the return of the whole episode; here money also moves during a hand
 (chops), so a decision's target is what its seat received from the moment it decided until the hand
 ended: its own reward (the money that reached the seat until its next decision, as
-:class:`sam_env.training.batched.rollout.SeatTrajectories` credits it) plus the target of the seat's
+:class:`sam_env.training.common.trajectories.SeatTrajectories` credits it) plus the target of the seat's
 next decision — undiscounted, the sum of every later reward of the seat in the hand. A decision whose
 hand has not ended has no target yet: it waits in :class:`Decisions` for a later collection.
 """
@@ -51,7 +51,7 @@ class Decisions:
     """The decisions not trained on yet, in the order they were taken: a seat's next decision always comes later.
 
     The arrays grow as needed; ``next``, ``reward`` and ``done`` are what
-    :class:`~sam_env.training.batched.rollout.SeatTrajectories` links and credits.
+    :class:`~sam_env.training.common.trajectories.SeatTrajectories` links and credits.
     """
 
     obs: np.ndarray

@@ -21,14 +21,14 @@ from typing import Any
 
 import numpy as np
 import torch
-from sam_env.agents.networks.qnet.bot import QBot
-from sam_env.agents.networks.qnet.checkpoint import QCheckpoint, qnet_metadata
-from sam_env.move_features import move_features
-from sam_env.agents.networks.qnet.network import QNetwork
 from stable_baselines3.common.logger import Logger
 from tqdm import tqdm
 
 from sam_env import VectorEnv
+from sam_env.agents.networks.qnet.bot import QBot
+from sam_env.agents.networks.qnet.checkpoint import QCheckpoint, qnet_metadata
+from sam_env.agents.networks.qnet.network import QNetwork
+from sam_env.move_features import move_features
 
 from .. import progress
 from ..checkpoints import load_optimizer, network_of, optimizer_tensors

@@ -20,6 +20,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sam_env.utils.extras import import_extra
+
 from ..config import ConfigError, TrainResult
 
 if TYPE_CHECKING:
@@ -28,15 +30,10 @@ if TYPE_CHECKING:
 
 def train(config: DQNConfig, run_dir: Path, resume: Path | None) -> TrainResult:
     """Train ``config`` in ``run_dir`` (:func:`.run.train`); refused with the install command without Tianshou."""
-    try:
-        from .run import train as run
-    except ModuleNotFoundError as err:
-        if not (err.name or "").startswith("tianshou"):
-            raise
-        raise ConfigError(
-            f'trainer: dqn needs Tianshou, the clients extra: pip install -e ".[clients]" ({err})'
-        ) from None
-    return run(config, run_dir, resume)
+    run = import_extra(
+        ".run", package=__name__, extra="clients", needs=("tianshou",), what="trainer: dqn", error=ConfigError
+    )
+    return run.train(config, run_dir, resume)
 
 
 __all__ = ["train"]

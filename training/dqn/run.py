@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..checkpoints import learn_and_save
+from ..common.logs import tensorboard_logger
 from ..config import ConfigError, TrainResult
 from ..qnet_state import save_qnet_checkpoint
 from ..speed import report_speed
@@ -16,8 +17,6 @@ def train(config: DQNConfig, run_dir: Path, resume: Path | None) -> TrainResult:
     """Train ``config`` in ``run_dir`` from scratch (DQN runs do not resume: the replay buffer is not saved)."""
     if resume is not None:
         raise ConfigError("trainer: dqn runs cannot be resumed; start a new run with --config")
-    from ..batched.trainer import tensorboard_logger
-
     trainer = DQNTrainer(config, logger=tensorboard_logger(run_dir))
     mix = ", ".join(f"{name} {weight:g}" for name, weight in config.opponents.weights().items() if weight)
     print(

@@ -13,10 +13,10 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from sam_env.agents.registry import make_agent
 from tianshou.env import DummyVectorEnv
 
 from sam_env import SingleAgentEnv
+from sam_env.agents.registry import make_agent
 from sam_env.bot import Bot
 from sam_env.core import SeatView
 from sam_env.single_agent import MaskInObservation

@@ -16,8 +16,6 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from sam_env.agents.networks.layers import ACTIVATIONS
-from sam_env.agents.networks.qnet.checkpoint import QArch, QCheckpoint, qnet_metadata
 from stable_baselines3.common.logger import Logger
 from tianshou.algorithm import DQN
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
@@ -29,6 +27,8 @@ from torch import nn
 from tqdm import tqdm
 
 from sam_env import N_ACTIONS
+from sam_env.agents.networks.layers import ACTIVATIONS
+from sam_env.agents.networks.qnet.checkpoint import QArch, QCheckpoint, qnet_metadata
 from sam_env.encoding import observation_size
 
 from .. import progress

@@ -20,10 +20,11 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
+
 from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.training.expert.search_targets import SearchTargets
 
-from ..batched.network import masked
+from ..common.masking import masked
 
 
 @dataclass(frozen=True, eq=False)

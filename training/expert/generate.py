@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+
+from sam_env import RuleConfig, VectorEnv
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
 from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.evaluation.stats import METRICS, hand_metrics
 from sam_env.training.expert.search_targets import HandHistories, search_targets
-
-from sam_env import RuleConfig, VectorEnv
 
 from .distill import Samples
 from .workers import SearchPool

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..batched.trainer import tensorboard_logger
 from ..checkpoints import learn_and_save, read_trainer_state
+from ..common.logs import tensorboard_logger
 from ..config import TrainResult
 from .config import ExpertConfig
 from .state import restore_expert, save_expert_checkpoint

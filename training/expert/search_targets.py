@@ -26,9 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
 from sam_env.agents.search.deals import DecisionPoint
 from sam_env.agents.search.engine import BatchedSearch
-
 from sam_env.core.ledger import net_of
 from sam_env.vector import Batch, VectorEnv
 

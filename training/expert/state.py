@@ -21,6 +21,7 @@ import torch
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
+
 from sam_env.agents.networks.policy.checkpoint import policy_metadata, save_policy
 
 from ..checkpoints import checked_policy, load_optimizer, optimizer_tensors, written_whole

@@ -16,13 +16,13 @@ from collections.abc import Callable
 
 import numpy as np
 import torch
-from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
-from sam_env.agents.networks.policy.network import ActorCritic
-from sam_env.agents.search.models import OpponentModel
 from stable_baselines3.common.logger import Logger
 from tqdm import tqdm
 
 from sam_env import N_ACTIONS
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.agents.search.models import OpponentModel
 
 from .. import progress
 from ..evaluate import EvaluatesDuringTraining

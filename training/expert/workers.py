@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
+
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 from sam_env.agents.search.deals import DecisionPoint
 from sam_env.agents.search.engine import BatchedSearch, SearchResult

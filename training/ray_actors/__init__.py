@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sam_env.utils.extras import import_extra
+
 from ..config import ConfigError, TrainResult
 from .config import RayConfig
 
@@ -31,11 +33,8 @@ def train(config: RayConfig, run_dir: Path, resume: Path | None) -> TrainResult:
 
     Ray is imported here, so a missing extra is one line saying how to install it, not a traceback.
     """
-    try:
-        from .run import train as train_on_ray
-    except ModuleNotFoundError as err:
-        raise ConfigError(f'trainer: ray needs Ray ({err}): pip install -e ".[rllib]"') from None
-    return train_on_ray(config, run_dir, resume)
+    run = import_extra(".run", package=__name__, extra="rllib", needs=("ray",), what="trainer: ray", error=ConfigError)
+    return run.train(config, run_dir, resume)
 
 
 __all__ = ["train"]

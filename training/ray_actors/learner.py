@@ -9,8 +9,9 @@ batched trainer's own.
 
 from __future__ import annotations
 
-from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 from stable_baselines3.common.logger import Logger
+
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 
 from ..batched.trainer import BatchedTrainer
 from .config import RayConfig

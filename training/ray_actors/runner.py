@@ -18,6 +18,7 @@ import dataclasses
 
 import numpy as np
 import torch
+
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
 
 from ..batched.rollout import RolloutBuffer, RolloutStats

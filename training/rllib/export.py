@@ -2,7 +2,8 @@
 
 The RLModule (:mod:`sam_env.training.rllib.module`) names its parameters as sb3-contrib's
 ``MaskableActorCriticPolicy`` does, so the export is the state dict itself; ``save_policy`` then
-checks every name and shape against :meth:`sam_env.agents.networks.policy.checkpoint.PolicyArch.tensor_shapes` and refuses
+checks every name and shape against
+:meth:`sam_env.agents.networks.policy.checkpoint.PolicyArch.tensor_shapes` and refuses
 anything else, so a drift between the two networks fails at export, not when a bot plays.
 """
 
@@ -13,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sam_env.agents.networks.policy.checkpoint import PolicyArch, policy_metadata, save_policy
 
 from sam_env import RuleConfig
+from sam_env.agents.networks.policy.checkpoint import PolicyArch, policy_metadata, save_policy
 
 from ..checkpoints import written_whole
 

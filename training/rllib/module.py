@@ -1,11 +1,11 @@
 """The action-masking actor-critic RLModule: SB3's MaskablePPO network, tensor for tensor, on RLlib.
 
-The module's layers are :class:`sam_env.agents.networks.policy.network.ActorCritic`'s, the one builder of the network, so
-its parameters carry exactly the names and shapes that :class:`sam_env.agents.networks.policy.checkpoint.PolicyArch`
-describes (``mlp_extractor.policy_net.0.weight``, ``action_net.weight``, …) and SB3's initialisation;
-exporting the learner to our checkpoint format copies its state dict unchanged
-(:mod:`sam_env.training.rllib.export`), and ``sam_env.agents.networks.policy.bot.PPOBot`` plays it with the same numpy forward
-pass as every other trained policy.
+The module's layers are :class:`sam_env.agents.networks.policy.network.ActorCritic`'s, the one builder of the
+network, so its parameters carry exactly the names and shapes that
+:class:`sam_env.agents.networks.policy.checkpoint.PolicyArch` describes (``mlp_extractor.policy_net.0.weight``,
+``action_net.weight``, …) and SB3's initialisation; exporting the learner to our checkpoint format copies its
+state dict unchanged (:mod:`sam_env.training.rllib.export`), and ``sam_env.agents.networks.policy.bot.PPOBot``
+plays it with the same numpy forward pass as every other trained policy.
 
 The observation is the environment's dict: ``"observation"`` feeds both heads, ``"action_mask"``
 sets the logits of illegal actions to the float minimum, so they are never sampled and carry no
@@ -24,6 +24,7 @@ from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
+
 from sam_env.agents.networks.policy.checkpoint import PolicyArch
 from sam_env.agents.networks.policy.network import ActorCritic
 

@@ -2,7 +2,7 @@
 
 ``num_tables`` tables of :class:`~sam_env.vector.playouts.Playouts` each play one hand after another:
 a random deal, a random would-be leader, the seats drawn afresh for the hand by the batched trainer's
-:class:`~sam_env.training.batched.rollout.Seating` (the learner at a share of the seats, frozen
+:class:`~sam_env.training.common.seating.Seating` (the learner at a share of the seats, frozen
 networks, the compiled heuristic or the random player at the others). At every step, each decision
 of a learner seat with a choice is labelled with probability ``label_share``
 (:class:`~.labels.RolloutLabeller`: the candidate moves are the legal moves, or the learner's
@@ -23,7 +23,7 @@ from sam_env.core.cards import DECK_SIZE
 from sam_env.core.rules import CARDS_PER_HAND
 from sam_env.vector.playouts import Playouts
 
-from ..batched.rollout import LEARNER, Seating
+from ..common.seating import LEARNER, Seating
 from .labels import RolloutLabeller, common_uniforms
 from .players import SeatPlayers
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..batched.config import BATCHED_OPPONENTS
+from ..common.seating import SEATING_KINDS
 from ..config import (
     OPPONENT_KINDS,
     ConfigError,
@@ -118,8 +118,8 @@ class RolloutAdvantageConfig(EvalRunConfig):
         self._require_layers("adv_layers")
         require_field("opponents", self.opponents, isinstance(self.opponents, OpponentMix), "a mapping of weights")
         weights = self.opponents.weights()
-        ok = not any(weights[k] for k in OPPONENT_KINDS if k not in BATCHED_OPPONENTS)
-        require_field("opponents", weights, ok, f"with trainer: {self.trainer}, weights for {list(BATCHED_OPPONENTS)}")
+        ok = not any(weights[k] for k in OPPONENT_KINDS if k not in SEATING_KINDS)
+        require_field("opponents", weights, ok, f"with trainer: {self.trainer}, weights for {list(SEATING_KINDS)}")
         fixed = self.fixed_opponents
         ok = isinstance(fixed, (list, tuple)) and all(isinstance(o, str) and o for o in fixed)
         require_field("fixed_opponents", fixed, ok, "a list of network bots (shipped names or checkpoint paths)")

@@ -25,14 +25,14 @@ from collections.abc import Mapping
 
 import numpy as np
 from numba import njit
-from sam_env.agents.heuristic.compiled import BatchedHeuristic
-from sam_env.agents.search.network import CompiledNetwork
 
 from sam_env import RuleConfig
+from sam_env.agents.heuristic.compiled import BatchedHeuristic
+from sam_env.agents.search.network import CompiledNetwork
 from sam_env.vector.batch import pick_legal
 from sam_env.vector.playouts import Playouts
 
-from ..batched.rollout import HEURISTIC, LEARNER, RANDOM
+from ..common.seating import HEURISTIC, LEARNER, RANDOM
 
 
 @njit(cache=True)
@@ -61,7 +61,7 @@ def sample_by_inverse_cdf(logits, uniform, out):
 
 
 class SeatPlayers:
-    """The moves of every occupant kind at a batch of tables (codes of :mod:`sam_env.training.batched.rollout`:
+    """The moves of every occupant kind at a batch of tables (codes of :mod:`sam_env.training.common.seating`:
     ``LEARNER``, ``RANDOM``, ``HEURISTIC``; an occupant ``>= 0`` is a network of ``pool``).
 
     Args:

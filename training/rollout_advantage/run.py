@@ -17,9 +17,9 @@ import torch
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
+
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata, save_policy
 
-from ..batched.trainer import tensorboard_logger
 from ..checkpoints import (
     checked_policy,
     learn_and_save,
@@ -28,6 +28,7 @@ from ..checkpoints import (
     read_trainer_state,
     written_whole,
 )
+from ..common.logs import tensorboard_logger
 from ..config import ConfigError, TrainResult
 from ..lineage import LINEAGE, grown_from
 from ..speed import report_speed

@@ -18,18 +18,18 @@ from typing import Any
 
 import numpy as np
 import torch
-from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
-from sam_env.agents.networks.policy.network import ActorCritic
-from sam_env.agents.search.network import CompiledNetwork
 from stable_baselines3.common.logger import Logger
 from tqdm import tqdm
 
 from sam_env import N_ACTIONS
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
+from sam_env.agents.networks.policy.network import ActorCritic
+from sam_env.agents.search.network import CompiledNetwork
 from sam_env.encoding import observation_size
 
 from .. import progress
-from ..batched.rollout import Seating
 from ..checkpoints import network_of
+from ..common.seating import Seating
 from ..evaluate import EvaluatesDuringTraining
 from ..lineage import LINEAGE, grown_from
 from ..schedule import StepSchedule

@@ -27,10 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from sam_env.agents.networks.policy.network import ActorCritic, mlp, numpy_state
 from torch import nn
 
-from ..batched.network import masked
+from sam_env.agents.networks.policy.network import ActorCritic, mlp, numpy_state
+
+from ..common.masking import masked
 from .collect import Labels
 
 IMPROVEMENTS = ("softmax", "all_actions")

@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 from stable_baselines3.common.callbacks import BaseCallback
 from tqdm import tqdm
+
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 
 from ..checkpoints import prune_checkpoints, step_folder
 from ..config import OPPONENT_KINDS

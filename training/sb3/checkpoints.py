@@ -17,9 +17,10 @@ import torch
 import yaml
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
+from sb3_contrib import MaskablePPO
+
 from sam_env.agents.networks.format import save_weights
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata, save_policy
-from sb3_contrib import MaskablePPO
 
 from ..checkpoints import checked_policy, written_whole
 from ..config import ConfigError

@@ -13,13 +13,13 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from sam_env.agents.networks.policy.bot import PPOBot
-from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
-from sam_env.agents.registry import make_agent
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from sam_env import SingleAgentEnv
+from sam_env.agents.networks.policy.bot import PPOBot
+from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
+from sam_env.agents.registry import make_agent
 from sam_env.bot import Bot
 from sam_env.core import SeatView
 

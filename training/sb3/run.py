@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from sam_env.agents.networks.policy.sb3 import policy_kwargs
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.logger import configure
 from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule
 
+from sam_env.agents.networks.policy.sb3 import policy_kwargs
+
 from ..checkpoints import read_trainer_state
+from ..common.logs import tensorboard_logger
 from ..config import ConfigError, TrainResult
 from .callback import TrainingSchedule
 from .checkpoints import restore_trainer, save_checkpoint, snapshot_of
@@ -42,7 +43,7 @@ def train(config: SB3Config, run_dir: Path, resume: Path | None) -> TrainResult:
         verbose=0,
         **{k: getattr(config, k) for k in HYPER_PARAMETERS},
     )
-    model.set_logger(configure(str(run_dir), ["tensorboard"]))
+    model.set_logger(tensorboard_logger(run_dir))
     # The self-play pool: restored with the rest of the trainer state, or the untrained policy.
     if resume is not None and trainer is not None:
         try:

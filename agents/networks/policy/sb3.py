@@ -35,7 +35,8 @@ def build_policy(checkpoint: PolicyCheckpoint) -> MaskableActorCriticPolicy:
     if checkpoint.arch.move_head:
         raise ValueError(
             f"{checkpoint.source}: SB3's MaskableActorCriticPolicy has no move-scoring head (move_head = "
-            f"{checkpoint.arch.move_head}); play it with PPOBot, train it with sam_env.agents.networks.policy.network.ActorCritic"
+            f"{checkpoint.arch.move_head}); play it with PPOBot, train it with "
+            "sam_env.agents.networks.policy.network.ActorCritic"
         )
     import gymnasium as gym
     import torch

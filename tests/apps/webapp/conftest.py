@@ -8,6 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from sam_env.apps import evaluate
 from sam_env.apps.web.cli import running
 from sam_env.apps.web.server import create_app

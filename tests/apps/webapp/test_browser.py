@@ -21,6 +21,7 @@ import httpx
 import numpy as np
 import pytest
 from PIL import Image
+
 from sam_env.apps.web.cli import running
 from sam_env.apps.web.server import create_app
 
@@ -70,7 +71,10 @@ def check_screenshot(page: object, name: str, suits: int = 3, selector: str = "m
 
 def test_a_whole_hand_against_ppo_by_clicking(page: object, live: str) -> None:
     page.goto(f"{live}/?pace=20")
-    page.wait_for_selector("select.opponent option[value=ppo]", state="attached")
+    page.wait_for_selector("select.opponent option[value=best]", state="attached")
+    assert page.locator("select.opponent >> nth=0").input_value() == "best"  # the page offers the best bot first
+    for j in range(3):  # the deal and the moves this test clicks through are those of the ppo_v3 network
+        page.select_option(f"select.opponent >> nth={j}", "ppo_v3")
     page.fill("#seed", "12")
     page.click("#deal")
     refused_shown = played_by_cards = 0
@@ -112,7 +116,7 @@ def test_a_whole_hand_against_ppo_by_clicking(page: object, live: str) -> None:
     assert played_by_cards >= 1 and refused_shown == 1
     assert page.locator("#result .reveal tr").count() == 5  # a header and every seat, revealed
     assert page.locator("#result .reveal .card[data-card]").count() >= 40  # the deal of every seat, face up
-    assert "Ledger" in page.inner_text("#result") and "best" in page.inner_text("#others")
+    assert "Ledger" in page.inner_text("#result") and "ppo_v3" in page.inner_text("#others")
     check_screenshot(page, "result")
     page.click("#next-hand")
     page.wait_for_function(

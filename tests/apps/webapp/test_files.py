@@ -9,6 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from sam_env.apps.web.errors import NotFound
 from sam_env.apps.web.replays import ReplayStore, open_records
 

@@ -20,9 +20,9 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from sam_env.apps.web.cli import running
 from sam_env.apps.web.server import create_app
-
 from sam_env.core.rules import INT_RANGES
 
 EXAMPLES = int(os.environ.get("SAM_WEB_FUZZ_EXAMPLES", "400"))

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from sam_env.apps.web.cli import running
 from sam_env.apps.web.server import create_app
 

@@ -21,10 +21,10 @@ import re
 from typing import Any
 
 import pytest
-from sam_env.apps.web.server import create_app
-from sam_env.apps.web.views import cards_json
 from starlette.applications import Starlette
 
+from sam_env.apps.web.server import create_app
+from sam_env.apps.web.views import cards_json
 from sam_env.core import N_COMBOS, SeatView
 from sam_env.core.rules import BAO1_CHOICES, FINISH_ON_TWO_CHOICES, FIRST_LEADER_CHOICES, INSTANT_WIN_TYPES
 

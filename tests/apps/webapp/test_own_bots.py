@@ -6,6 +6,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from sam_env.apps.web import cli
 from sam_env.apps.web.cli import running
 from sam_env.apps.web.server import create_app

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+
 from sam_env.apps.web import cli
 
 
