@@ -1,11 +1,11 @@
 """Bots by spec: the one function (:func:`load_bot`) that turns a name, a checkpoint path, a
 checkpoint in memory or your own code into a bot, for evaluation workers, command lines and training alike.
 
-A registry entry is a factory ``seed -> Bot``. Adding a bot — for instance a pretrained network
-loaded by name — is one more entry in ``FACTORIES``. A spec is plain data that pickles, so nothing
-needs registering at run time: a policy being trained is evaluated by passing its checkpoint, and a
-bot of your own by ``package.module:attr`` or ``path/to/file.py:attr`` (:mod:`.code_specs`,
-:mod:`.bot_objects`).
+A registry entry is a factory ``seed -> Bot``. Adding a rule bot is one more entry in ``FACTORIES``; a
+shipped network is one more entry of the catalogue (:mod:`.networks.catalogue`), which the registry reads.
+A spec is plain data that pickles, so nothing needs registering at run time: a policy being trained is
+evaluated by passing its checkpoint, and a bot of your own by ``package.module:attr`` or
+``path/to/file.py:attr`` (:mod:`.code_specs`, :mod:`.bot_objects`).
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ from .search import SearchBot
 
 BotFactory = Callable[[int | None], Bot]
 
+
+def _at_four_seats(name: str, seed: int | None = None) -> Bot:
+    """A family name or ``best`` with no table given: its 4-seat network (resolved when the bot is made)."""
+    return shipped_bot(resolve(name).name, seed, label=name)
+
+
 FACTORIES: dict[str, BotFactory] = {
     RandomBot.name: RandomBot,
     GreedyBot.name: GreedyBot,
@@ -44,8 +50,7 @@ FACTORIES.update(PANEL_BOTS)
 # The shipped networks (agents/networks/catalogue.py): each network by its name and its aliases, each family
 # by its name (its 4-seat member where no table is given), and "best" (the recommended network).
 FACTORIES.update({name: partial(shipped_bot, name) for name in catalogue.shipped_names()})
-FACTORIES.update({name: partial(shipped_bot, resolve(name).name, label=name) for name in catalogue.families()})
-FACTORIES[catalogue.BEST] = partial(shipped_bot, resolve(catalogue.BEST).name, label=catalogue.BEST)
+FACTORIES.update({name: partial(_at_four_seats, name) for name in [*catalogue.families(), catalogue.BEST]})
 # The shipped "ppo" networks with determinized search at decision time (agents/search/).
 FACTORIES[SearchBot.name] = partial(SearchBot.over_shipped, "ppo")
 BUILT_IN = frozenset(FACTORIES)
@@ -83,7 +88,8 @@ def listed() -> str:
 
 
 def _family_order(family: str) -> tuple[str, int]:
-    """Q-networks before policies, then the newest generation first (``dmc_v2``, ``dmc_v1``, ``ppo_v3`` …)."""
+    """By line (``dmc`` before ``ppo``, alphabetically), then the newest generation first (``dmc_v2``, ``dmc_v1``,
+    ``ppo_v3`` …); a line of its own (``ppo_selfplay``) after the generations of its kind."""
     line, _, generation = family.rpartition("_v")
     return (line or family, -int(generation) if generation.isdigit() else 0)
 

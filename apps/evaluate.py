@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from sam_env.agents.networks.catalogue import resolutions
 from sam_env.agents.panel import PANEL
 from sam_env.agents.registry import listed
 from sam_env.apps import evaluate_protocol
@@ -33,6 +34,7 @@ from sam_env.evaluation.report import (
 )
 from sam_env.evaluation.seating import adjacent_flows
 from sam_env.evaluation.tournament import Match, MatchResult, run_matches
+from sam_env.utils.extras import install_command
 
 EPILOG = """\
 examples:
@@ -190,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.address is not None and not args.ray:
             raise ValueError("--address names a Ray cluster; add --ray to play there")
         if args.ray and importlib.util.find_spec("ray") is None:
-            raise ValueError("--ray needs Ray: pip install -e '.[rllib]'")
+            raise ValueError(f"--ray needs Ray: {install_command('rllib')}")
         rules = rules_from_args(args)
         matches = plan_matches(args, rules)
         try:  # before the matches, not after them
@@ -198,6 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as err:
             raise ValueError(f"cannot write the results to --out {args.out}: {err.strerror or err}") from None
         writer = None if args.record is None else ReplayWriter(args.record)
+    networks = resolutions([name for m in matches for name in (m.candidate, *m.opponents)], rules.n_players)
+    for name, network in networks.items():
+        print(f"{name} plays {network['network']} here (weights sha256 {network['sha256'][:12]}…)")
     start = time.perf_counter()
     progress = not args.no_progress
     failures: list[HandFailure] = []
@@ -235,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "matches": [{"candidate": m.candidate, "opponents": list(m.opponents)} for m in matches],
         "wall_clock_s": round(elapsed, 1),
     }
+    if networks:  # "best" and family names move when a network ships: what each played here, by name and weights
+        config["networks"] = networks
     if failures:
         config["failed"] = [f.to_dict() for f in failures]
     where = "Ray" if args.ray else f"{args.workers} worker(s)"

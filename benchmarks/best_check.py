@@ -32,13 +32,11 @@ def check_size(players: int, deals: int, seed: int, workers: int | None) -> tupl
     results = run_matches([Match(n, opponents) for n in names], RuleConfig(n_players=players), deals, seed, workers)
     rows = []
     holds = True
-    best_nets = None
     for name, result in zip(names, results, strict=True):
-        nets, base = paired_nets(results[0], result)
-        best_nets = nets
-        rows.append(f"| `{name}` | {CELLS.format(*mean_ci(base))} | |")
+        _, nets = paired_nets(results[0], result)
+        rows.append(f"| `{name}` | {CELLS.format(*mean_ci(nets))} | |")
     for name, result in zip(others, results[1:], strict=True):
-        _, other = paired_nets(results[0], result)
+        best_nets, other = paired_nets(results[0], result)  # refused unless both played the same deals and seatings
         diff = paired_difference(best_nets, other)
         holds &= diff[2] >= 0
         rows.append(f"| **`{best.name}` − `{name}`** (paired) | | **{CELLS.format(*diff)}** |")

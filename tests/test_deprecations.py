@@ -145,6 +145,9 @@ def test_the_networks_old_homes_still_import_and_say_where_they_went() -> None:
         "    from sam_env.agents.shipped import shipped_network_for\n"
         "    from sam_env.agents.search import SearchBot\n"
         "    search = SearchBot.pretrained('ppo')\n"
+        "    from sam_env.agents.qnet.features import move_features\n"
+        "    from sam_env.agents.qnet.checkpoint import CheckpointError\n"
+        "    old_bot = PPOBot.pretrained('ppo')\n"
         "from sam_env.agents.networks import catalogue, format, policy, qnet\n"
         "from sam_env.agents.networks.policy.bot import PPOBot as New\n"
         "from sam_env.agents.networks.qnet.bot import QBot as NewQ\n"
@@ -152,6 +155,9 @@ def test_the_networks_old_homes_still_import_and_say_where_they_went() -> None:
         "assert PPOBot is New and QBot is NewQ and check_table is format.check_seat_count\n"
         "assert pretrained_checkpoint('ppo') is catalogue.shipped_checkpoint('ppo_v3')\n"
         "assert shipped_network_for('dmc', RuleConfig(n_players=3)) == 'dmc_v1_3p' and search.name == 'ppo_search'\n"
+        "import sam_env.move_features as features\n"
+        "assert move_features is features.move_features and CheckpointError is format.CheckpointError\n"
+        "assert old_bot.checkpoint is catalogue.shipped_checkpoint('ppo_v3')\n"
         "print(json.dumps([str(w.message) for w in caught if w.category is DeprecationWarning]))\n"
     )
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, cwd=ROOT)
@@ -160,11 +166,11 @@ def test_the_networks_old_homes_still_import_and_say_where_they_went() -> None:
     for old, new in [
         ("the package 'sam_env.agents.ppo'", "'sam_env.agents.networks.policy'"),
         ("the package 'sam_env.agents.qnet'", "'sam_env.agents.networks.qnet'"),
-        (
-            "sam_env.agents.networks.policy.bot.pretrained_checkpoint",
-            "sam_env.agents.networks.catalogue.shipped_checkpoint",
-        ),
-        ("sam_env.agents.networks.policy.checkpoint.check_table", "sam_env.agents.networks.format.check_seat_count"),
+        ("sam_env.agents.ppo.bot.pretrained_checkpoint", "sam_env.agents.networks.catalogue.shipped_checkpoint"),
+        ("sam_env.agents.ppo.checkpoint.check_table", "sam_env.agents.networks.format.check_seat_count"),
+        ("the module 'sam_env.agents.qnet.features'", "'sam_env.move_features'"),
+        ("sam_env.agents.qnet.checkpoint.CheckpointError", "sam_env.agents.networks.format.CheckpointError"),
+        ("PPOBot.pretrained", "sam_env.load_bot(name)"),
         ("sam_env.agents.shipped.shipped_network_for", "sam_env.agents.networks.catalogue.shipped_network_for"),
         ("SearchBot.pretrained", "SearchBot.over_shipped"),
     ]:

@@ -6,7 +6,8 @@ trained from, the protocol-v1 headline score it shipped with, and whether it is 
 its table size. ``tests/agents/test_catalogue.py`` holds the entries to the files (kind and seats from the
 metadata, one file per entry, one entry per file) and the scores to the committed leaderboard.
 
-Names read one way. A network's name is ``<family>_v<generation>`` plus ``_<k>p`` off 4 seats:
+Names read one way. A network's name is its family, ``<line>_v<generation>`` (or a line of its own such as
+``ppo_selfplay``), plus ``_<k>p`` off 4 seats:
 ``dmc_v2`` is newer than ``dmc_v1``, ``ppo_v3`` than ``ppo_v2``. Three kinds of name load a network:
 
 * a network's own name (``dmc_v2_5p``), or an old name kept as its alias (``dmc_5p``): that network;
@@ -14,7 +15,7 @@ Names read one way. A network's name is ``<family>_v<generation>`` plus ``_<k>p`
   table's seat count, refused with a message listing the sizes the family has;
 * ``best``: the recommended network for the table's seat count, judged by protocol v1's headline score.
   ``best`` moves when a stronger network ships, so results files, replays and logs record what it
-  resolved to (:func:`describe`).
+  resolved to (:func:`resolutions`; a results file's fingerprint names it too).
 
 The old names load the same weights forever: protocol v1 pins ``ppo``, ``ppo_2p``, ``ppo_3p``, ``ppo_5p``,
 ``ppo_v1``, ``ppo_v2`` and ``ppo_selfplay`` by the SHA-256 of their weights, and leaderboard entries are
@@ -32,11 +33,9 @@ from pathlib import Path
 
 from sam_env.bot import Bot
 from sam_env.core import RuleConfig
-from sam_env.utils.files import file_sha256
 
 from .format import CheckpointError, NetworkCheckpoint, checkpoint_files, checkpoint_format, write_checkpoint
 from .policy.bot import PPOBot
-from .policy.checkpoint import FORMAT as POLICY_FORMAT
 from .policy.checkpoint import PolicyCheckpoint
 from .qnet.bot import QBot
 from .qnet.checkpoint import FORMAT as QNET_FORMAT
@@ -47,9 +46,6 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 
 BEST = "best"
 """The name that loads the recommended network for a table's seat count."""
-
-KINDS = {"policy": POLICY_FORMAT, "qnet": QNET_FORMAT}
-"""The two kinds of network, by the ``format`` tag of their metadata."""
 
 
 @dataclass(frozen=True)
@@ -307,7 +303,7 @@ def resolve(name: str, n_players: int | None = None) -> ShippedNetwork:
     if n_players is not None and found.seats != n_players:
         raise CatalogueError(
             f"the shipped network {name!r} plays {found.seats}-player tables, not {n_players}-player ones; "
-            f"for {n_players} players: {BEST!r} or a family name ({', '.join(sorted(families()))})"
+            f"for {n_players} players: {BEST!r} or a family with one ({', '.join(_families_with(n_players))})"
         )
     return found
 
@@ -336,12 +332,6 @@ def shipped_bot(name: str, seed: int | None = None, *, label: str | None = None)
     return PPOBot(checkpoint, seed=seed, name=label or name)
 
 
-def describe(name: str, n_players: int) -> str:
-    """What a shipped name plays at a table of ``n_players``, for logs and reports: ``best`` → ``dmc_v2``."""
-    found = resolve(name, n_players)
-    return name if found.name == name else f"{name} → {found.name}"
-
-
 def resolutions(names: Iterable[object], n_players: int) -> dict[str, dict[str, str]]:
     """What each shipped name among ``names`` loads at a table of ``n_players``, where that is not the name itself:
     ``{"best": {"network": "dmc_v2", "sha256": …}}`` — the record a results file, replay or log keeps of it."""
@@ -350,7 +340,9 @@ def resolutions(names: Iterable[object], n_players: int) -> dict[str, dict[str, 
         if isinstance(name, str) and is_shipped(name) and name not in out:
             found = resolve(name, n_players)
             if found.name != name:
-                out[name] = {"network": found.name, "sha256": file_sha256(found.weights)}
+                # the hash the metadata records, checked against the file when the network loaded
+                recorded = shipped_checkpoint(found.name).metadata["weights"]["sha256"]
+                out[name] = {"network": found.name, "sha256": recorded}
     return out
 
 
@@ -371,11 +363,6 @@ def load_network(path: str | Path, n_players: int | None = None) -> PolicyCheckp
     return kind.load(path, n_players)  # type: ignore[return-value]
 
 
-def kind_of(path: str | Path) -> str:
-    """``policy`` or ``qnet``: the kind of network the checkpoint at ``path`` holds (by its metadata's format)."""
-    return "qnet" if checkpoint_format(path) == QNET_FORMAT else "policy"
-
-
 def markdown_table() -> str:
     """The catalogue as a Markdown table: the docs' and the README's list of networks."""
     rows = ["| name | kind | seats | family | protocol v1 headline X/hand | recommended | also loads as | trained |"]
@@ -387,6 +374,11 @@ def markdown_table() -> str:
         kind = "Q-network" if e.kind == "qnet" else "policy"
         rows.append(f"| `{e.name}` | {kind} | {e.seats} | `{e.family}` | {score} | {star} | {aliases} | {e.lineage} |")
     return "\n".join(rows)
+
+
+def _families_with(n_players: int) -> list[str]:
+    """The family names (alias families included) that have a network for ``n_players`` seats."""
+    return [f for f in families() if any(e.seats == n_players for e in members(f))]
 
 
 def _sizes(sizes: list[int]) -> str:

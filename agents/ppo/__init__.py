@@ -1,16 +1,33 @@
 """Deprecated since 0.4.0, removed in the next release: PPO policies live in :mod:`sam_env.agents.networks.policy`.
 
 ``sam_env.agents.ppo.<module>`` is ``sam_env.agents.networks.policy.<module>``; the names that left those modules
-for the shared format or the catalogue are served on the old paths with a warning naming their new place.
+for the shared format or the catalogue are served on the old paths with a warning naming their new place, and so is
+``PPOBot.pretrained`` (0.3's only way to a shipped policy by name).
 """
 
-from sam_env.utils.deprecation import redirect_moved_package
+from __future__ import annotations
+
+from sam_env.utils.deprecation import redirect_moved_package, warn_deprecated
 
 from ..networks import catalogue, format
+from ..networks.policy.bot import PPOBot
 
 
 def _policy_names() -> list[str]:
-    return sorted(e.name for e in catalogue.entries() if e.kind == "policy")
+    """0.3's list: the shipped policies by their names and their old names."""
+    return sorted(name for e in catalogue.entries() if e.kind == "policy" for name in (e.name, *e.aliases))
+
+
+def _pretrained(
+    cls: type[PPOBot],
+    name: str = "ppo",
+    seed: int | None = None,
+    deterministic: bool = True,
+    *,
+    label: str | None = None,
+) -> PPOBot:
+    warn_deprecated("PPOBot.pretrained", "sam_env.load_bot(name) or sam_env.agents.networks.catalogue.shipped_bot")
+    return cls(catalogue.shipped_checkpoint(name), seed=seed, deterministic=deterministic, name=label or name)
 
 
 _FORMAT = "sam_env.agents.networks.format"
@@ -40,3 +57,4 @@ redirect_moved_package(
         },
     },
 )
+PPOBot.pretrained = classmethod(_pretrained)  # type: ignore[attr-defined]

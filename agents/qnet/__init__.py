@@ -1,19 +1,27 @@
 """Deprecated since 0.4.0, removed in the next release: Q-networks live in :mod:`sam_env.agents.networks.qnet`.
 
-``sam_env.agents.qnet.<module>`` is ``sam_env.agents.networks.qnet.<module>``; ``checkpoint_format`` (now in the
-shared format) is served on its old path with a warning. The move features are :mod:`sam_env.move_features`.
+``sam_env.agents.qnet.<module>`` is ``sam_env.agents.networks.qnet.<module>``; the names that left those modules for
+the shared format and layers are served on their old paths with a warning, and ``features`` is
+:mod:`sam_env.move_features`.
 """
 
 from sam_env.utils.deprecation import redirect_moved_package
 
-from ..networks import format
+from ..networks import format, layers
 
+_FORMAT = "sam_env.agents.networks.format"
 redirect_moved_package(
     __name__,
     "sam_env.agents.networks.qnet",
     {
         "checkpoint": {
-            "checkpoint_format": (lambda: format.checkpoint_format, "sam_env.agents.networks.format.checkpoint_format")
-        }
+            **{
+                name: (lambda name=name: getattr(format, name), f"{_FORMAT}.{name}")
+                for name in ("CheckpointError", "checkpoint_files", "read_metadata", "write_checkpoint")
+            },
+            "check_table": (lambda: format.check_seat_count, f"{_FORMAT}.check_seat_count"),
+        },
+        "bot": {"ACTIVATIONS": (lambda: layers.ACTIVATIONS, "sam_env.agents.networks.layers.ACTIVATIONS")},
     },
+    {"features": "sam_env.move_features"},
 )

@@ -24,7 +24,7 @@ SUBPACKAGE_FOLDERS = ("agents", "evaluation", "training", "apps")
 
 def installed_layout(stage: Path) -> Path:
     """Copy the ``.py`` sources under ``stage`` as they install: ``sam_env/`` with the folders inside it."""
-    only_python = shutil.ignore_patterns("__pycache__", "pretrained", "shipped", "static", "*.pyc")
+    only_python = shutil.ignore_patterns("__pycache__", "shipped", "static", "*.pyc")
     shutil.copytree(ROOT / "sam_env", stage / "sam_env", ignore=only_python)
     for folder in SUBPACKAGE_FOLDERS:
         shutil.copytree(ROOT / folder, stage / "sam_env" / folder, ignore=only_python)

@@ -43,6 +43,7 @@ def redirect_moved_package(
     old: str,
     new: str | None = None,
     moved_names: Mapping[str, Mapping[str, tuple[Callable[[], object], str]]] | None = None,
+    moved_modules: Mapping[str, str] | None = None,
 ) -> None:
     """Serve the package ``old`` (and its submodules) as the package ``new``, with a warning.
 
@@ -58,9 +59,10 @@ def redirect_moved_package(
       under ``sam_env.agents.networks`` in 0.4.
 
     ``moved_names``: names that left a submodule in the move, by submodule
-    (``{"bot": {"old_name": (get, "its.new.name")}}``):
-    that submodule serves them with a warning (a module ``__getattr__``, PEP 562), only once the old package has been
-    imported, so the new modules carry nothing of their past and import nothing to serve it.
+    (``{"bot": {"old_name": (get, "its.new.name")}}``): that submodule serves them with a warning naming the old
+    path (a module ``__getattr__``, PEP 562), only once the old package has been imported, so the new modules carry
+    nothing of their past and import nothing to serve it. ``moved_modules``: submodules that went elsewhere than
+    ``<new>.x`` (``{"features": "sam_env.move_features"}``), served as that module with a warning.
     """
     import importlib
     import sys
@@ -71,20 +73,21 @@ def redirect_moved_package(
     else:
         warn_deprecated(f"the package {old!r}", f"{new!r}", 3)
     if not any(isinstance(f, _MovedPackageFinder) and f.old == old for f in sys.meta_path):
-        sys.meta_path.insert(0, _MovedPackageFinder(old, new))
+        sys.meta_path.insert(0, _MovedPackageFinder(old, new, dict(moved_modules or {})))
     sys.modules[old] = importlib.import_module(new)
     for submodule, names in (moved_names or {}).items():
-        _serve_moved_names(importlib.import_module(f"{new}.{submodule}"), names)
+        _serve_moved_names(importlib.import_module(f"{new}.{submodule}"), f"{old}.{submodule}", names)
 
 
-def _serve_moved_names(module: object, names: Mapping[str, tuple[Callable[[], object], str]]) -> None:
-    """Give ``module`` a ``__getattr__`` that serves ``names`` (each built on first use) with a warning."""
+def _serve_moved_names(module: object, old: str, names: Mapping[str, tuple[Callable[[], object], str]]) -> None:
+    """Give ``module`` a ``__getattr__`` that serves ``names`` (each built on first use) with a warning that names
+    them by their old module ``old``."""
 
     def __getattr__(name: str) -> object:
         if name not in names:
             raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")  # type: ignore[attr-defined]
         get, new = names[name]
-        warn_deprecated(f"{module.__name__}.{name}", new)  # type: ignore[attr-defined]
+        warn_deprecated(f"{old}.{name}", new)
         return get()
 
     module.__getattr__ = __getattr__  # type: ignore[attr-defined]
@@ -93,10 +96,13 @@ def _serve_moved_names(module: object, names: Mapping[str, tuple[Callable[[], ob
 class _MovedPackageFinder:
     """A meta-path finder and loader: ``<old>.x.y`` is the module ``<new>.x.y``, the very same object."""
 
-    def __init__(self, old: str, new: str) -> None:
+    def __init__(self, old: str, new: str, elsewhere: dict[str, str] | None = None) -> None:
         self.old, self.new = old, new
+        self.elsewhere = {f"{old}.{sub}": target for sub, target in (elsewhere or {}).items()}
 
     def _new_name(self, fullname: str) -> str:
+        if fullname in self.elsewhere:
+            return self.elsewhere[fullname]
         return self.new + fullname[len(self.old) :]
 
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> object:
@@ -112,7 +118,10 @@ class _MovedPackageFinder:
     def create_module(self, spec: object) -> object:
         import importlib
 
-        module = importlib.import_module(self._new_name(spec.name))  # type: ignore[attr-defined]
+        name = spec.name  # type: ignore[attr-defined]
+        if name in self.elsewhere:
+            warn_deprecated(f"the module {name!r}", f"{self.elsewhere[name]!r}", 4)
+        module = importlib.import_module(self._new_name(name))
         self._real_spec = module.__spec__
         return module
 

@@ -151,6 +151,32 @@ def test_an_old_name_loads_the_same_weights_as_its_network(alias: str) -> None:
     assert all((old.tensors[k] == new.tensors[k]).all() for k in old.tensors)
 
 
+OLD_DMC_WEIGHTS = {
+    "dmc": "2567b353",
+    "dmc_2p": "c7ece006",
+    "dmc_3p": "047bf09f",
+    "dmc_5p": "f6bb1bfb",
+}
+"""The first digits of the SHA-256 of the weights each old ``dmc`` name loaded before the catalogue (the leaderboard's
+``dmc`` entries were measured with them), written out so that an alias pointed at other weights fails."""
+
+
+def test_the_old_dmc_names_load_the_weights_they_always_loaded() -> None:
+    for name, sha256 in OLD_DMC_WEIGHTS.items():
+        assert file_sha256(entry(name).weights).startswith(sha256), name
+        assert fingerprint(name, RuleConfig(n_players=entry(name).seats))["sha256"].startswith(sha256), name
+
+
+def test_resolutions_record_what_best_and_a_family_load_by_name_and_weights() -> None:
+    from sam_env.agents.networks.catalogue import resolutions
+
+    found = resolutions(["best", "dmc", "heuristic", "dmc_v1_3p", "best"], 3)
+    assert found == {
+        "best": {"network": "dmc_v1_3p", "sha256": file_sha256(entry("dmc_v1_3p").weights)},
+        "dmc": {"network": "dmc_v1_3p", "sha256": file_sha256(entry("dmc_v1_3p").weights)},
+    }
+
+
 def test_every_name_protocol_v1_pins_loads_the_weights_it_pins() -> None:
     for name, sha256 in OPPONENT_WEIGHTS.items():
         assert file_sha256(entry(name).weights) == sha256, name
@@ -198,6 +224,7 @@ ADDED_SINCE = {"init_from": None, "overlap_update": False}
 """Config fields added after some shipped runs, at the value every run before them had (their metadata lacks them)."""
 
 
+@pytest.mark.train  # the training package reads the record
 @pytest.mark.parametrize("name", sorted(DMC_RECORDS))
 def test_each_shipped_dmc_network_was_made_by_its_record(name: str) -> None:
     """The record is the run that made agents/networks/shipped/<name>: every field its metadata records

@@ -156,17 +156,33 @@ def _module_parts(path: Path) -> tuple[str, ...]:
     return (*PACKAGE_FOLDERS[folder].split("."), *rest)
 
 
-def _imported_modules(path: Path) -> set[str]:
-    """Absolute names of every module a file imports, at the top or inside functions."""
+def _imported_modules(path: Path, source: str | None = None) -> set[str]:
+    """Absolute names of every module a file imports, at the top or inside functions; ``from package import name``
+    counts ``package.name`` too, since ``name`` may be a module (``from sam_env.agents.networks import qnet``)."""
     package = ".".join(_module_parts(path)[:-1])
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    text = path.read_text(encoding="utf-8") if source is None else source
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = package.rsplit(".", node.level - 1)[0] if node.level else ""
-            found.add(".".join(p for p in (base, node.module or "") if p))
+            module = ".".join(p for p in (base, node.module or "") if p)
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
     return found
+
+
+def test_the_import_reader_sees_every_form_of_import() -> None:
+    """The reader the layer checks stand on: relative, ``from package import module``, and lazy imports."""
+    path = ROOT / "agents" / "networks" / "policy" / "example.py"  # read as if it were there
+    for code, module in [
+        ("from .. import qnet\n", "sam_env.agents.networks.qnet"),
+        ("from ..qnet.bot import QBot\n", "sam_env.agents.networks.qnet.bot"),
+        ("from sam_env.agents.networks import qnet as q\n", "sam_env.agents.networks.qnet"),
+        ("def f():\n    import sam_env.training\n", "sam_env.training"),
+    ]:
+        assert module in _imported_modules(path, code), code
 
 
 LAYERS = [

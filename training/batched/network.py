@@ -17,7 +17,9 @@ from torch import nn
 
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 from sam_env.agents.networks.policy.network import ActorCritic, mlp, numpy_state
+from sam_env.utils.deprecation import deprecated_names
 
+from ..common import masking
 from ..common.masking import masked
 
 
@@ -78,3 +80,9 @@ def sample(logits: torch.Tensor, mask: torch.Tensor, deterministic: bool = False
         actions = (z + gumbel).argmax(dim=-1)
     log_prob = torch.log_softmax(z, dim=-1).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
     return actions, log_prob
+
+
+__getattr__ = deprecated_names(
+    __name__, {"MASKED_LOGIT": (masking.MASKED_LOGIT, "sam_env.training.common.masking.MASKED_LOGIT")}
+)
+"""0.3's name of the masked logit, kept for a release (it moved to :mod:`..common.masking`)."""

@@ -25,9 +25,11 @@ from sam_env.agents.networks.policy.network import ActorCritic
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.registry import load_bot
 from sam_env.evaluation.stats import METRICS
+from sam_env.utils.deprecation import deprecated_names
 
 from .. import progress
 from ..checkpoints import network_of
+from ..common import logs
 from ..config import ConfigError
 from ..evaluate import EvaluatesDuringTraining
 from ..schedule import StepSchedule
@@ -269,3 +271,9 @@ class BatchedTrainer(EvaluatesDuringTraining):
         for key, seconds in self.seconds.items():
             self.logger.record(f"perf/{key}_seconds", seconds)
         self.logger.dump(self.num_timesteps)
+
+
+__getattr__ = deprecated_names(
+    __name__, {"tensorboard_logger": (logs.tensorboard_logger, "sam_env.training.common.logs.tensorboard_logger")}
+)
+"""0.3's name of the TensorBoard logger, kept for a release (it moved to :mod:`..common.logs`)."""
