@@ -12,7 +12,7 @@ from sam_env.agents.greedy_bot import GreedyBot
 from sam_env.agents.heuristic.compiled import BatchedHeuristic
 from sam_env.agents.human import HumanPlayer, QuitGame, parse_move
 from sam_env.agents.networks.catalogue import shipped_bot
-from sam_env.agents.registry import UnknownAgentError, available, load_bot, make_agent
+from sam_env.agents.registry import UnknownAgentError, available, grouped, load_bot, make_agent
 from sam_env.apps import play
 from sam_env.core import RuleConfig, SeatView, Table, combo_index
 
@@ -67,7 +67,9 @@ def test_the_random_player_is_one_bot_for_single_decisions_and_batches() -> None
 def test_unknown_agent_names_list_the_known_ones() -> None:
     with pytest.raises(UnknownAgentError, match="'alphasam'; known agents: ") as error:
         make_agent("alphasam")
-    assert all(name in str(error.value) for name in available())
+    listed = [name for _, names in grouped() for name in names]  # best, rule bots, panel, families, search
+    assert all(name in str(error.value) for name in listed) and set(listed) <= set(available())
+    assert "python -m sam_env.agents.networks.catalogue" in str(error.value), "where the networks' own names are"
 
 
 def test_parse_move_accepts_numbers_names_case_and_t() -> None:
