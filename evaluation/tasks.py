@@ -104,6 +104,9 @@ class _Play:
         self.passed_on = np.zeros((deals, len(self.seatings), n), dtype=np.int32)
         self.leaders = np.zeros(deals, dtype=np.int32)
         self.records: list[dict] = []
+        self.networks = resolutions(match.names, rules.n_players) if task.record else {}
+        """What "best" or a family name among the match's bots plays at this table, by name and weights: resolved
+        once, recorded with every hand that seats it."""
 
     def build(self, slot: int, first: Bot | None = None) -> Bot:
         """A bot for ``slot``, built here; an object passed in (not a spec) is copied, so that no two
@@ -217,7 +220,7 @@ class _Play:
                 by_seat[seat] = names[slot]
             d = self.task.start + row
             info = {"match": self.task.match_index, "deal": d, "seating": s, "candidate_seat": int(seats[0])}
-            networks = resolutions(by_seat, n)  # what "best" or a family name played, by name and weights
+            networks = {name: self.networks[name] for name in by_seat if name in self.networks}
             if networks:
                 info["networks"] = networks
             self.records.append(record_hand(raw.hand, by_seat, info).to_dict())  # type: ignore[attr-defined]

@@ -60,7 +60,7 @@ def test_ruff_sorts_every_sam_env_import_as_first_party() -> None:
 def test_the_readme_is_a_front_page() -> None:
     """Under 200 lines: what sam-env is in its first five, the two commands within 30, the best bot of each table
     size from the catalogue; runs, speed tables and trials live in docs pages."""
-    from sam_env.agents.networks.catalogue import best_for
+    from sam_env.agents.networks.catalogue import best_for, entries
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     lines = readme.splitlines()
@@ -72,6 +72,8 @@ def test_the_readme_is_a_front_page() -> None:
         best = best_for(players)
         row = f"| {players} | `{best.name}` | {best.protocol_v1.x_per_hand:+.2f} |"
         assert row in readme, f"the README's 'which bot for which table' row for {players} seats: {row}"
+    for family in sorted({e.family for e in entries()}):
+        assert f"`{family}`" in readme, f"the README's bot table names every family of the catalogue: {family}"
     assert not re.search(r"\[[+−-]\d+\.\d+, [+−-]\d", readme)  # no confidence intervals at the front door
 
 

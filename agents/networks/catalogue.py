@@ -26,6 +26,7 @@ named ``dmc``, ``dmc_v2`` and ``ppo``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -63,6 +64,10 @@ class ProtocolScore:
         return f"{self.x_per_hand:+.2f} [{self.ci_low:+.2f}, {self.ci_high:+.2f}] ({self.tier})"
 
 
+SEATS_SUFFIX = re.compile(r"_(\d)p$")
+"""The end of a network's name off 4 seats (``dmc_v2_5p``)."""
+
+
 @dataclass(frozen=True)
 class ShippedNetwork:
     """One shipped network: the catalogue's entry for it."""
@@ -71,10 +76,6 @@ class ShippedNetwork:
     """Its file stem and its name for :func:`sam_env.load_bot`."""
     kind: str
     """``policy`` (a PPO policy, :mod:`.policy`) or ``qnet`` (a Q-network, :mod:`.qnet`)."""
-    seats: int
-    """The only table size it plays: its observation layout depends on it."""
-    family: str
-    """The family and generation it belongs to (``dmc_v2``): the name that loads it at its seat count."""
     lineage: str
     """What trained it, and from what."""
     aliases: tuple[str, ...] = ()
@@ -83,6 +84,18 @@ class ShippedNetwork:
     """The protocol-v1 headline score it shipped with (``None``: not measured as a candidate)."""
     recommended: bool = False
     """Whether :data:`BEST` loads it at its table size."""
+
+    @property
+    def seats(self) -> int:
+        """The only table size it plays (its observation layout depends on it), as its name says: ``_<k>p``, else 4."""
+        found = SEATS_SUFFIX.search(self.name)
+        return 4 if found is None else int(found[1])
+
+    @property
+    def family(self) -> str:
+        """The family and generation it belongs to (``dmc_v2``): its name without the seats, the name that loads
+        it at its seat count."""
+        return SEATS_SUFFIX.sub("", self.name)
 
     @property
     def weights(self) -> Path:
@@ -97,8 +110,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "dmc_v2",
         "qnet",
-        4,
-        "dmc_v2",
         "dmc_v1 trained 120M moves further (configs/past_runs/dmc_more.yaml)",
         protocol_v1=_score("dmc_v2", "full", 4, 3.91, 3.80, 4.01),
         recommended=True,
@@ -106,8 +117,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "dmc_v2_2p",
         "qnet",
-        2,
-        "dmc_v2",
         "dmc_v1_2p trained 100M moves further (configs/past_runs/dmc_2p_more.yaml)",
         protocol_v1=_score("dmc_v2", "quick", 2, 2.83, 2.66, 3.00),
         recommended=True,
@@ -115,8 +124,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "dmc_v2_5p",
         "qnet",
-        5,
-        "dmc_v2",
         "dmc_v1_5p trained 100M moves further (configs/past_runs/dmc_5p_more.yaml)",
         protocol_v1=_score("dmc_v2", "quick", 5, 4.47, 4.12, 4.83),
         recommended=True,
@@ -124,8 +131,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "dmc_v1",
         "qnet",
-        4,
-        "dmc_v1",
         "Deep Monte-Carlo from scratch, 100M moves (configs/past_runs/dmc_long.yaml)",
         ("dmc",),
         protocol_v1=_score("dmc", "full", 4, 3.51, 3.41, 3.61),
@@ -133,8 +138,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "dmc_v1_2p",
         "qnet",
-        2,
-        "dmc_v1",
         "Deep Monte-Carlo from scratch, 60M moves (configs/past_runs/dmc_2p.yaml)",
         ("dmc_2p",),
         protocol_v1=_score("dmc", "quick", 2, 2.67, 2.49, 2.84),
@@ -142,8 +145,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "dmc_v1_3p",
         "qnet",
-        3,
-        "dmc_v1",
         "Deep Monte-Carlo from scratch, 60M moves (configs/past_runs/dmc_3p.yaml)",
         ("dmc_3p",),
         protocol_v1=_score("dmc", "quick", 3, 3.56, 3.35, 3.76),
@@ -152,8 +153,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "dmc_v1_5p",
         "qnet",
-        5,
-        "dmc_v1",
         "Deep Monte-Carlo from scratch, 100M moves (configs/past_runs/dmc_5p.yaml)",
         ("dmc_5p",),
         protocol_v1=_score("dmc", "quick", 5, 4.00, 3.69, 4.32),
@@ -161,8 +160,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "ppo_v3",
         "policy",
-        4,
-        "ppo_v3",
         "batched PPO, 20M moves against heuristic seats, then 4M with past selves (configs/past_runs/pretrained.yaml)",
         ("ppo",),
         protocol_v1=_score("ppo", "full", 4, 1.63, 1.58, 1.68),
@@ -170,8 +167,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "ppo_v3_2p",
         "policy",
-        2,
-        "ppo_v3",
         "batched PPO at 2 seats against heuristic seats and past selves",
         ("ppo_2p",),
         protocol_v1=_score("ppo", "quick", 2, 1.85, 1.74, 1.96),
@@ -179,8 +174,6 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "ppo_v3_3p",
         "policy",
-        3,
-        "ppo_v3",
         "batched PPO at 3 seats against heuristic seats and past selves",
         ("ppo_3p",),
         protocol_v1=_score("ppo", "quick", 3, 2.10, 1.97, 2.23),
@@ -188,27 +181,19 @@ CATALOGUE: tuple[ShippedNetwork, ...] = (
     ShippedNetwork(
         "ppo_v3_5p",
         "policy",
-        5,
-        "ppo_v3",
         "batched PPO at 5 seats against heuristic seats and past selves",
         ("ppo_5p",),
         protocol_v1=_score("ppo", "quick", 5, 2.04, 1.77, 2.31),
     ),
-    ShippedNetwork(
-        "ppo_v2", "policy", 4, "ppo_v2", "ppo_v1 fine-tuned 5M moves by batched PPO against itself and the heuristic"
-    ),
+    ShippedNetwork("ppo_v2", "policy", "ppo_v1 fine-tuned 5M moves by batched PPO against itself and the heuristic"),
     ShippedNetwork(
         "ppo_v1",
         "policy",
-        4,
-        "ppo_v1",
         "sb3-contrib's MaskablePPO, 6M moves against rule bots and itself (configs/past_runs/ppo_v1.yaml)",
     ),
     ShippedNetwork(
         "ppo_selfplay",
         "policy",
-        4,
-        "ppo_selfplay",
         "batched PPO by pure self-play from scratch, never seating a rule bot (docs/self_play.md)",
     ),
 )
@@ -385,26 +370,46 @@ def _sizes(sizes: list[int]) -> str:
     return ", ".join(map(str, sizes[:-1])) + (" and " if len(sizes) > 1 else "") + str(sizes[-1])
 
 
-SECTION = ("<!-- catalogue:start -->", "<!-- catalogue:end -->")
-"""The markers of the catalogue's table in a docs page (docs/networks.md), written by :func:`main`."""
+def best_table() -> str:
+    """``best`` at each table size as a Markdown table: the README's and the docs' "which bot for which table"."""
+    rows = ['| seats | `load_bot("best", rules=RuleConfig(n_players=k))` loads | protocol v1 headline X/hand |']
+    rows.append("|---:|---|---:|")
+    for players in sorted({e.seats for e in CATALOGUE}):
+        best = best_for(players)
+        score = "—" if best.protocol_v1 is None else f"{best.protocol_v1.x_per_hand:+.2f}"
+        rows.append(f"| {players} | `{best.name}` | {score} |")
+    return "\n".join(rows)
+
+
+TABLES = {"catalogue": markdown_table, "best": best_table}
+"""The tables :func:`main` writes into a page, each between its ``<!-- name:start -->``/``<!-- name:end -->`` markers
+(docs/networks.md holds both, the README ``best``), so that no page keeps a copy of the catalogue by hand."""
+
+
+def markers(name: str) -> tuple[str, str]:
+    return f"<!-- {name}:start -->", f"<!-- {name}:end -->"
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Print the catalogue's table, or write it between the :data:`SECTION` markers of ``--markdown PAGE``."""
+    """Print the catalogue's table, or write every table of :data:`TABLES` whose markers ``--markdown PAGE`` has."""
     import argparse
 
-    parser = argparse.ArgumentParser(description="The shipped networks, as a Markdown table.")
-    parser.add_argument("--markdown", type=Path, help="write the table into this page, between its catalogue markers")
+    parser = argparse.ArgumentParser(description="The shipped networks, as Markdown tables.")
+    parser.add_argument("--markdown", type=Path, nargs="+", help="write the tables into these pages, between markers")
     args = parser.parse_args(argv)
     if args.markdown is None:
         print(markdown_table())
         return
-    text = args.markdown.read_text(encoding="utf-8")
-    start, end = SECTION
-    if start not in text or end not in text:
-        parser.error(f"{args.markdown} has no {start} ... {end} markers to write the table between")
-    head, rest = text.split(start, 1)
-    args.markdown.write_text(f"{head}{start}\n{markdown_table()}\n{end}{rest.split(end, 1)[1]}", encoding="utf-8")
+    for page in args.markdown:
+        text = page.read_text(encoding="utf-8")
+        found = [name for name in TABLES if all(m in text for m in markers(name))]
+        if not found:
+            parser.error(f"{page} has none of the markers {', '.join(markers(n)[0] for n in TABLES)}")
+        for name in found:
+            start, end = markers(name)
+            head, rest = text.split(start, 1)
+            text = f"{head}{start}\n{TABLES[name]()}\n{end}{rest.split(end, 1)[1]}"
+        page.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 from safetensors import SafetensorError
@@ -48,16 +48,18 @@ class Architecture(Protocol):
     def reads_move_features(self) -> bool: ...
 
 
-C = TypeVar("C", bound="NetworkCheckpoint")
+A = TypeVar("A", bound=Architecture)
+C = TypeVar("C", bound="NetworkCheckpoint[Any]")
 
 
 @dataclass(frozen=True)
-class NetworkCheckpoint:
+class NetworkCheckpoint(Generic[A]):
     """Validated weights and metadata of one network (from files, or built in memory during training).
 
-    Subclasses set :attr:`FORMAT` (the metadata's ``format`` tag), :attr:`ARCH_KEY` (where the metadata
-    keeps the architecture record), :attr:`WHAT` (the kind in messages) and :attr:`ENCODINGS` (the
-    observation encoding versions the kind loads), and implement :attr:`arch` and :meth:`tensor_shapes`.
+    Subclasses set :attr:`FORMAT` (the metadata's ``format`` tag), :attr:`ARCH` and :attr:`ARCH_KEY` (the
+    architecture record's class, with ``from_dict``, and where the metadata keeps it), :attr:`WHAT` (the kind in
+    messages) and :attr:`ENCODINGS` (the observation encoding versions the kind loads), and implement
+    :meth:`tensor_shapes`.
     """
 
     tensors: dict[str, np.ndarray]
@@ -67,18 +69,15 @@ class NetworkCheckpoint:
 
     FORMAT: ClassVar[str]
     FORMAT_VERSION: ClassVar[int] = 1
+    ARCH: ClassVar[Any]
     ARCH_KEY: ClassVar[str]
     WHAT: ClassVar[str]
     ENCODINGS: ClassVar[tuple[int, ...]]
 
     @property
-    def arch(self) -> Architecture:
-        raise NotImplementedError
-
-    @classmethod
-    def parse_arch(cls, record: Mapping[str, Any]) -> Architecture:
-        """The architecture record of the metadata as the kind's dataclass (``ValueError``/``KeyError`` if bad)."""
-        raise NotImplementedError
+    def arch(self) -> A:
+        """The architecture record of the metadata, as the kind's dataclass."""
+        return self.ARCH.from_dict(self.metadata[self.ARCH_KEY])
 
     def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
         """Every tensor the architecture implies, by name, with its shape."""
@@ -155,7 +154,7 @@ class NetworkCheckpoint:
             )
         try:
             rules = RuleConfig.from_dict(metadata.get("rules"))
-            arch = cls.parse_arch(metadata.get(cls.ARCH_KEY) or {})
+            arch = cls.ARCH.from_dict(metadata.get(cls.ARCH_KEY) or {})
         except (RuleConfigError, ValueError, KeyError, TypeError) as err:
             raise CheckpointError(f"{source}: bad rules or {cls.WHAT} architecture in the metadata: {err}") from None
         expected = [observation_size(rules.n_players, version)]
@@ -193,7 +192,7 @@ class NetworkCheckpoint:
 
 
 def format_metadata(
-    cls: type[NetworkCheckpoint],
+    cls: type[NetworkCheckpoint[Any]],
     rules: RuleConfig,
     arch: Architecture,
     arch_extra: Mapping[str, Any],

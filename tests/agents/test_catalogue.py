@@ -243,11 +243,15 @@ def test_every_shipped_q_network_has_the_record_of_its_run() -> None:
     assert {e.name for e in entries() if e.kind == "qnet"} == set(DMC_RECORDS)
 
 
-def test_the_networks_page_shows_the_catalogue_as_it_is() -> None:
-    """docs/networks.md's table is written by ``python -m sam_env.agents.networks.catalogue --markdown``: the one
-    list, never a copy that drifts."""
-    from sam_env.agents.networks.catalogue import SECTION, markdown_table
+@pytest.mark.parametrize(
+    ("page", "tables"), [("docs/networks.md", ("catalogue", "best")), ("README.md", ("best",))], ids=["docs", "readme"]
+)
+def test_the_pages_show_the_catalogue_as_it_is(page: str, tables: tuple[str, ...]) -> None:
+    """docs/networks.md's and the README's tables are written by ``python -m sam_env.agents.networks.catalogue
+    --markdown README.md docs/networks.md``: the one list, never a copy that drifts."""
+    from sam_env.agents.networks.catalogue import TABLES, markers
 
-    page = (ROOT / "docs" / "networks.md").read_text(encoding="utf-8")
-    start, end = SECTION
-    assert page.split(start, 1)[1].split(end, 1)[0].strip() == markdown_table()
+    text = (ROOT / page).read_text(encoding="utf-8")
+    for name in tables:
+        start, end = markers(name)
+        assert text.split(start, 1)[1].split(end, 1)[0].strip() == TABLES[name](), name

@@ -123,3 +123,23 @@ def test_a_line_that_is_not_plain_json_is_refused_naming_it(line: str, says: str
     with pytest.raises(ReplayError, match=r"file\.jsonl line 1: not plain JSON") as err:
         parse_records([line], "file.jsonl")
     assert says in str(err.value)
+
+
+def test_a_recorded_hand_says_what_best_and_a_family_name_played() -> None:
+    """``best`` moves when a stronger network ships: each hand record names the network it played and its weights."""
+    from sam_env import RuleConfig
+    from sam_env.agents.networks.catalogue import entry
+    from sam_env.evaluation.tournament import Match, run_matches
+    from sam_env.utils.files import file_sha256
+
+    records: list[dict] = []
+    rules = RuleConfig(n_players=3)
+    run_matches([Match("best", ("dmc", "heuristic"))], rules, 1, workers=1, progress=False, record=records.append)
+    assert len(records) == 6  # one deal, every seat order of a mixed line-up
+    weights = file_sha256(entry("dmc_v1_3p").weights)
+    for record in records:
+        assert record["info"]["networks"] == {
+            "best": {"network": "dmc_v1_3p", "sha256": weights},
+            "dmc": {"network": "dmc_v1_3p", "sha256": weights},
+        }
+        assert record_from_dict(record).info["networks"]["best"]["network"] == "dmc_v1_3p"  # it replays

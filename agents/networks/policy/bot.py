@@ -19,16 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
-from sam_env.bot import Bot
 from sam_env.core import SeatView
-from sam_env.encoding import readable_sizes
 from sam_env.move_features import legal_pairs, move_features
 
 from ..layers import DenseStack
+from ..player import NetworkBot
 from .checkpoint import PolicyArch, PolicyCheckpoint, load_policy
 
 
-class PPOBot(Bot):
+class PPOBot(NetworkBot):
     """Plays the action its policy network prefers among the legal ones (or samples it).
 
     Args:
@@ -40,6 +39,7 @@ class PPOBot(Bot):
     """
 
     name = "ppo"
+    CHECKPOINT = PolicyCheckpoint
 
     def __init__(
         self,
@@ -48,26 +48,13 @@ class PPOBot(Bot):
         deterministic: bool = True,
         name: str | None = None,
     ) -> None:
-        if not isinstance(checkpoint, PolicyCheckpoint):
-            raise TypeError(
-                f"checkpoint must be a PolicyCheckpoint, got {type(checkpoint).__name__} {checkpoint!r}; "
-                "load files with PPOBot.from_checkpoint(path)"
-            )
-        super().__init__(seed)
+        super().__init__(checkpoint, seed)
         arch = checkpoint.arch
         t = checkpoint.tensors
-        self.checkpoint = checkpoint
         self.deterministic = deterministic
-        self.obs_size = checkpoint.obs_size
-        self.n_players = checkpoint.rules.n_players
-        """The only table size the network can play: its observation layout depends on it."""
         # The actor, read by the names and with the activation the architecture record gives.
         self._actor = DenseStack(t, arch.hidden_layers(PolicyArch.POLICY), PolicyArch.POLICY.out, arch.activation)
         self._activation = arch.activation_fn.numpy
-        self.encoding_version = checkpoint.encoding_version
-        """The observation encoding the network reads: a table must encode it or a later version (whose
-        observations start with this one's; the bot reads that prefix)."""
-        self._readable = readable_sizes(self.n_players, self.encoding_version)
         self._move = None
         if arch.move_head:  # the move head's first layer split into its hidden-layer and move-feature columns
             weight = t[f"{PolicyArch.MOVE_NET}.weight"]
@@ -125,19 +112,8 @@ class PPOBot(Bot):
         z = np.where(action_masks, self.batch_logits(observations, action_masks), -np.inf)
         return np.argmax(z, axis=1)
 
-    def reads(self, size: int) -> bool:
-        """Whether an observation vector of ``size`` numbers is one the network reads: of its encoding version,
-        or of a later one, whose first numbers are its version's."""
-        return size in self._readable
-
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
-        vector = observation["observation"]
-        if vector.ndim != 1 or not self.reads(vector.shape[0]):
-            raise ValueError(
-                f"{self.name}: observation of shape {vector.shape}, but the policy was trained on "
-                f"({self.obs_size},) — a {self.n_players}-player table, observation encoding version "
-                f"{self.encoding_version} (or a later version)"
-            )
+        vector = self.observation_vector(observation)
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:
             raise ValueError(f"seat {view.seat} was asked to act with an empty action mask")

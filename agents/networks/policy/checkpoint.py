@@ -142,22 +142,15 @@ class PolicyArch:
 
 
 @dataclass(frozen=True)
-class PolicyCheckpoint(NetworkCheckpoint):
+class PolicyCheckpoint(NetworkCheckpoint[PolicyArch]):
     """Validated weights and metadata of one policy (from files, or built in memory during training)."""
 
     FORMAT: ClassVar[str] = FORMAT
     FORMAT_VERSION: ClassVar[int] = FORMAT_VERSION
+    ARCH: ClassVar[type[PolicyArch]] = PolicyArch
     ARCH_KEY: ClassVar[str] = "policy"
     WHAT: ClassVar[str] = "policy"
     ENCODINGS: ClassVar[tuple[int, ...]] = tuple(ENCODING_VERSIONS)
-
-    @property
-    def arch(self) -> PolicyArch:
-        return PolicyArch.from_dict(self.metadata["policy"])
-
-    @classmethod
-    def parse_arch(cls, record: Mapping[str, Any]) -> PolicyArch:
-        return PolicyArch.from_dict(record)
 
     def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
         return self.arch.tensor_shapes(self.obs_size, N_ACTIONS)

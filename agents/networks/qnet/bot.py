@@ -18,16 +18,16 @@ from pathlib import Path
 
 import numpy as np
 
-from sam_env.bot import Bot
 from sam_env.core import SeatView
-from sam_env.encoding import network_input, readable_sizes
+from sam_env.encoding import network_input
 from sam_env.move_features import legal_pairs, move_features
 
 from ..layers import DenseStack
+from ..player import NetworkBot
 from .checkpoint import QCheckpoint, load_qnet
 
 
-class QBot(Bot):
+class QBot(NetworkBot):
     """Plays the legal action with the highest Q-value (deterministic: no exploration at play time).
 
     Args:
@@ -36,22 +36,13 @@ class QBot(Bot):
         name: the agent's name in reports (default: the network's kind, ``"dqn"`` or ``"dmc"``).
     """
 
+    CHECKPOINT = QCheckpoint
+
     def __init__(self, checkpoint: QCheckpoint, seed: int | None = None, name: str | None = None) -> None:
-        if not isinstance(checkpoint, QCheckpoint):
-            raise TypeError(
-                f"checkpoint must be a QCheckpoint, got {type(checkpoint).__name__} {checkpoint!r}; "
-                "load files with QBot.from_checkpoint(path)"
-            )
-        super().__init__(seed)
+        super().__init__(checkpoint, seed)
         arch = checkpoint.arch
         t = checkpoint.tensors
-        self.checkpoint = checkpoint
         self.kind = arch.kind
-        self.obs_size = checkpoint.obs_size
-        self.n_players = checkpoint.rules.n_players
-        self.encoding_version = checkpoint.encoding_version
-        # A later encoding's observation starts with this one's: the network reads that prefix (as PPOBot does).
-        self._readable = readable_sizes(self.n_players, self.encoding_version)
         self._stack = DenseStack(t, [f"hidden.{i}" for i in range(len(arch.layers))], "out", arch.activation)
         self.name = name or arch.kind
 
@@ -95,18 +86,8 @@ class QBot(Bot):
 
     __call__ = best_actions
 
-    def reads(self, size: int) -> bool:
-        """Whether an observation vector of ``size`` numbers is one the network reads: of its encoding version,
-        or of a later one, whose first numbers are its version's."""
-        return size in self._readable
-
     def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
-        vector = observation["observation"]
-        if vector.ndim != 1 or not self.reads(vector.shape[0]):
-            raise ValueError(
-                f"{self.name}: observation of shape {vector.shape}, but the network reads ({self.obs_size},): "
-                f"encoding version {self.encoding_version} (or a later version) of a {self.n_players}-player table"
-            )
+        vector = self.observation_vector(observation)
         mask = np.asarray(observation["action_mask"], dtype=bool)
         if not mask.any():
             raise ValueError(f"seat {view.seat} was asked to act with an empty action mask")

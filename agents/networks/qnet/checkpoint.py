@@ -87,22 +87,15 @@ class QArch:
 
 
 @dataclass(frozen=True)
-class QCheckpoint(NetworkCheckpoint):
+class QCheckpoint(NetworkCheckpoint[QArch]):
     """Validated weights and metadata of one Q-network (from files, or built in memory during training)."""
 
     FORMAT: ClassVar[str] = FORMAT
     FORMAT_VERSION: ClassVar[int] = FORMAT_VERSION
+    ARCH: ClassVar[type[QArch]] = QArch
     ARCH_KEY: ClassVar[str] = "network"
     WHAT: ClassVar[str] = "Q-network"
     ENCODINGS: ClassVar[tuple[int, ...]] = (ENCODING_VERSION,)
-
-    @property
-    def arch(self) -> QArch:
-        return QArch.from_dict(self.metadata["network"])
-
-    @classmethod
-    def parse_arch(cls, record: Mapping[str, Any]) -> QArch:
-        return QArch.from_dict(record)
 
     def tensor_shapes(self) -> dict[str, tuple[int, ...]]:
         return self.arch.tensor_shapes(self.obs_size)
