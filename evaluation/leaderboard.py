@@ -221,7 +221,7 @@ def board(document: dict[str, Any], source: str) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog=f"python -m {__name__}",
+        prog="python -m sam_env.evaluation.leaderboard",  # not __name__: that is __main__ when run with -m
         description=f"Rebuild {PAGE}'s leaderboard from the results files in {FOLDER}/ (at the repository's top).",
     )
     parser.add_argument("--folder", type=Path, default=FOLDER, help=f"the results files' folder (default {FOLDER})")
@@ -229,7 +229,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="only say whether the page is current (exit 1 if not)")
     args = parser.parse_args(argv)
     if not args.folder.is_dir() or not args.page.is_file():
-        parser.error(f"no folder {args.folder} or no page {args.page} here: run from the top of a sam-env checkout")
+        parser.error(
+            f"no folder {args.folder}/ or no page {args.page} in {Path.cwd()}: they are a sam-env checkout's files, so "
+            "run this at its top, or name them with --folder and --page"
+        )
     try:
         if args.check:
             problem = page_differs(args.folder, args.page)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 
 from .bot import BatchedPolicy, Bot, RandomBot
 from .core import (
@@ -34,6 +35,11 @@ from .core import (
     Transfer,
 )
 from .encoding import ENCODING_VERSION, N_ACTIONS, action_index, action_name
+from .utils.checkout import serve_checkout_subpackages
+
+# At the top of a source checkout Python imports the checkout's sam_env/, whatever is installed: its sibling
+# folders agents/, evaluation/, ... then serve as sam_env.agents, ... (sam_env.utils.checkout).
+serve_checkout_subpackages(Path(__file__).parent)
 
 GYMNASIUM_ID = "sam_env/Sam-v1"
 DEPRECATED_GYMNASIUM_IDS = ("sam_env/Sam-v0",)

@@ -148,19 +148,55 @@ def prune_checkpoints(run_dir: Path, keep: int) -> list[Path]:
 
 def resume_folder(path: Path) -> Path:
     """The checkpoint ``--resume PATH`` names: ``PATH`` itself if it is one (it holds ``trainer.json``),
-    else, for a run folder, its last whole checkpoint (:func:`latest_checkpoint`)."""
-    if (path / "trainer.json").exists() or not ((path / CHECKPOINTS).is_dir() or (path / FINAL).is_dir()):
+    else, for a run folder, its last whole checkpoint (:func:`latest_checkpoint`). A run folder with none
+    (its ``config.yaml`` and no ``checkpoints/step_N`` or ``final/``: the run was stopped before its first
+    checkpoint) is a :class:`ConfigError` that says so; any other folder is ``PATH``, whose missing files
+    the caller names."""
+    if (path / "trainer.json").exists() or _is_checkpoint(path):
         return path
-    return latest_checkpoint(path)
+    if (path / CHECKPOINTS).is_dir() or (path / FINAL).is_dir():
+        return latest_checkpoint(path)
+    if _is_run_without_checkpoint(path):
+        raise ConfigError(no_checkpoint_yet(path))
+    return path
+
+
+def _is_checkpoint(folder: Path) -> bool:
+    """Whether ``folder`` is a checkpoint (whole or not) rather than a run folder: its name, or its policy files."""
+    return folder.name == FINAL or bool(STEP.fullmatch(folder.name)) or any(folder.glob("policy.*"))
+
+
+def _checkpoints_of(run_dir: Path) -> list[Path]:
+    """A run's checkpoint folders, whole or not: ``final/`` and every ``checkpoints/step_N`` (not the hidden
+    folders of a write in progress or killed)."""
+    found = [run_dir / FINAL] if (run_dir / FINAL).is_dir() else []
+    if (run_dir / CHECKPOINTS).is_dir():
+        found += [p for p in (run_dir / CHECKPOINTS).iterdir() if p.is_dir() and STEP.fullmatch(p.name)]
+    return found
+
+
+def _is_run_without_checkpoint(folder: Path) -> bool:
+    """A run folder (its ``config.yaml``, written when a run starts) that holds no checkpoint yet."""
+    return (folder / "config.yaml").is_file() and not _is_checkpoint(folder) and not _checkpoints_of(folder)
+
+
+def no_checkpoint_yet(run_dir: Path) -> str:
+    """The refusal of ``--resume`` for a run that wrote no checkpoint: where it looked, why, and what to do."""
+    return (
+        f"{run_dir} has no checkpoint yet: nothing to resume in {run_dir / CHECKPOINTS} or {run_dir / FINAL}. "
+        "The run was stopped before its first checkpoint; start it again "
+        f"(python train.py --config {run_dir / 'config.yaml'}), or with a smaller checkpoint_every "
+        "(--set checkpoint_every=N) so that its first checkpoint comes sooner"
+    )
 
 
 def latest_checkpoint(run_dir: Path) -> Path:
     """The whole checkpoint of ``run_dir`` with the most steps (``final/`` before ``step_N`` of as many):
     its trainer state readable, its policy loading with the weights its metadata hashes, its
     ``trainer.safetensors`` readable. :class:`ConfigError` naming what was found if there is none."""
-    found = [run_dir / FINAL] if (run_dir / FINAL).is_dir() else []
-    if (run_dir / CHECKPOINTS).is_dir():
-        found += [p for p in (run_dir / CHECKPOINTS).iterdir() if p.is_dir() and STEP.fullmatch(p.name)]
+    found = _checkpoints_of(run_dir)
+    if not found:  # checkpoints/ holds at most what a writer killed in its first checkpoint left (hidden)
+        raise ConfigError(no_checkpoint_yet(run_dir))
     steps: dict[Path, int] = {}
     refused: list[str] = []
     for folder in found:
@@ -179,8 +215,7 @@ def latest_checkpoint(run_dir: Path) -> Path:
             refused.append(f"{folder.name} ({' '.join(str(err).split())[:200]})")
             continue
         return folder
-    seen = ", ".join(refused) or "no checkpoints/step_N or final/"
-    raise ConfigError(f"{run_dir}: no whole checkpoint to resume from (found {seen})")
+    raise ConfigError(f"{run_dir}: no whole checkpoint to resume from (found {', '.join(refused)})")
 
 
 def _step_of(folder: Path) -> int:
@@ -218,6 +253,8 @@ def read_trainer_state(folder: Path) -> dict[str, Any]:
         trainer = json.loads((folder / "trainer.json").read_text(encoding="utf-8"))
         int(trainer["num_timesteps"])
     except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+        if _is_run_without_checkpoint(folder):  # a trainer's train(..., resume=RUN_DIR) called from Python
+            raise ConfigError(no_checkpoint_yet(folder)) from None
         raise ConfigError(
             f"{folder}: cannot read the trainer state (trainer.json + trainer.safetensors) to resume: {err!r}; "
             "expected a folder checkpoints/step_N or final/ written by train.py"

@@ -14,6 +14,12 @@ sites out:
   HTML form, or a ``text/plain`` fetch that a browser sends to any site without asking, cannot),
   and its ``Origin``, when the browser sends one, must be the app's own (403 otherwise). Clients
   that are not browsers (curl, httpx, the tests) send no ``Origin``.
+
+  A ``POST`` says so even with an empty body: a bodiless ``POST`` is a request that any site's page
+  sends without asking. A ``DELETE`` (or ``PUT``, ``PATCH``) without a body needs no content type
+  (``curl -X DELETE URL``): a browser asks the server before it sends another site's ``DELETE`` (a
+  CORS preflight), which this app never allows, and no form can send one, so the type would keep out
+  no one. With a body, it is typed JSON like any other.
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 WILDCARD_HOSTS = ("0.0.0.0", "[::]")
 """``--host`` values that listen on every address and so name no host."""
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+PREFLIGHTED = frozenset({"PUT", "PATCH", "DELETE"})
+"""State changes that a browser sends to another site only after asking it (CORS preflight, which this app never
+allows): without a body they need no content type."""
 JSON_TYPE = "application/json"
 _LABEL = r"[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?"
 HOST_NAME = re.compile(rf"{_LABEL}(\.{_LABEL})*\.?")
@@ -81,13 +90,21 @@ def refuse(scope: Scope) -> JSONResponse | None:
         sender = ", ".join(origins)
         message = f"a request from another site (Origin {sender}) may not change anything here; this app is {own}"
         return JSONResponse({"error": message}, status_code=403)
+    if scope["method"] in PREFLIGHTED and not has_body(headers):
+        return None
     media, *params = headers.get("content-type", "").lower().split(";")
     charsets = [p.strip().removeprefix("charset=").strip('"') for p in params if p.strip().startswith("charset=")]
     if media.strip() != JSON_TYPE or any(c not in ("utf-8", "utf8") for c in charsets):
         given = headers.get("content-type", "none")
-        message = (
-            f"Content-Type {given!r} is not allowed; a request that changes state sends Content-Type: {JSON_TYPE} "
-            "(UTF-8), even with an empty body"
-        )
-        return JSONResponse({"error": message}, status_code=415)
+        if scope["method"] in PREFLIGHTED:
+            rule = f"a {scope['method']} with a body sends it as Content-Type: {JSON_TYPE} (UTF-8), or sends no body"
+        else:
+            rule = f"a {scope['method']} sends Content-Type: {JSON_TYPE} (UTF-8), even with an empty body"
+        return JSONResponse({"error": f"Content-Type {given!r} is not allowed; {rule}"}, status_code=415)
     return None
+
+
+def has_body(headers: Headers) -> bool:
+    """Whether a request carries a body: a ``Content-Length`` other than 0, or a ``Transfer-Encoding`` (chunked)."""
+    length = headers.get("content-length", "0").strip()
+    return "transfer-encoding" in headers or not (length.isdigit() and int(length) == 0)

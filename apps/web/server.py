@@ -16,10 +16,10 @@ status, and a refused move changes nothing:
 * ``GET /files/{path}`` → a plot (PNG or SVG) under ``--serve``
 
 Every body is read up to a size limit and checked by its endpoint's schema (:mod:`.schemas`);
-requests for another host, and state changes from another site or without a JSON content type,
-are refused before they reach a route (:mod:`.guard`). Games, bots and file reading run in worker
-threads (``run_in_threadpool``), so a slow bot in one game never holds up the event loop that
-answers every other game.
+requests for another host, and state changes from another site or without a JSON content type (a
+bodiless ``DELETE`` needs none), are refused before they reach a route (:mod:`.guard`). Games, bots
+and file reading run in worker threads (``run_in_threadpool``), so a slow bot in one game never holds
+up the event loop that answers every other game.
 """
 
 from __future__ import annotations

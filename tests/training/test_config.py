@@ -188,14 +188,15 @@ def test_command_line_reports_config_errors_without_a_traceback(tmp_path: Path) 
 
 
 def test_resume_from_a_folder_without_trainer_state_writes_nothing(tmp_path: Path) -> None:
-    """It used to crash with FileNotFoundError after writing config.yaml two folders up."""
+    """It used to crash with FileNotFoundError after writing config.yaml two folders up. A folder with only a
+    config.yaml is a run stopped before its first checkpoint (tests/training/test_resume_before_first_checkpoint.py)."""
     folder = tmp_path / "a" / "b" / "not_a_checkpoint"
     folder.mkdir(parents=True)
     (folder / "config.yaml").write_text((ROOT / "tests/training/configs/smoke.yaml").read_text(encoding="utf-8"))
     command = [sys.executable, str(ROOT / "train.py"), "--resume", str(folder)]
     out = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 2
-    assert "cannot read the trainer state" in out.stderr
+    assert f"{folder} has no checkpoint yet" in out.stderr
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a", "b", "config.yaml", "not_a_checkpoint"]
 
 

@@ -143,8 +143,36 @@ def test_a_client_holds_a_few_games_and_ends_them(app_client: tuple[Any, httpx.C
     assert ended.status_code == 204 and len(app.state.games) == 2
     assert client.get(f"/api/games/{ids[0]}").status_code == 404
     assert client.delete(f"/api/games/{ids[0]}", headers=JSON).status_code == 404
-    assert client.delete(f"/api/games/{ids[1]}").status_code == 415  # no JSON content type: refused, kept
+    typed = client.request("DELETE", f"/api/games/{ids[1]}", content=b"{}", headers={"content-type": "text/plain"})
+    assert typed.status_code == 415 and len(app.state.games) == 2  # a body not typed JSON: refused, kept
     deal(client)  # room again
+
+
+def test_a_delete_without_a_body_needs_no_content_type(app_client: tuple[Any, httpx.Client]) -> None:
+    """``curl -X DELETE URL`` ends the game (issue 43): no body, no Content-Type. A body still says it is JSON, a
+    POST even an empty one, and another site's DELETE is refused as before; each refusal says what to send."""
+    app, client = app_client
+    game_id, _ = deal(client)
+    ended = client.delete(f"/api/games/{game_id}")
+    assert "content-type" not in ended.request.headers and "content-length" not in ended.request.headers
+    assert ended.status_code == 204, ended.text
+    assert len(app.state.games) == 0 and client.get(f"/api/games/{game_id}").status_code == 404
+    assert client.delete(f"/api/games/{game_id}").status_code == 404  # gone: nothing to end
+    kept, _ = deal(client)
+    for headers in ({"content-type": "text/plain"}, {}):  # a body, not typed JSON: refused, the game kept
+        refused = client.request("DELETE", f"/api/games/{kept}", content=b"{}", headers=headers)
+        assert refused.status_code == 415, (headers, refused.text)
+        assert refused.json()["error"].endswith(
+            "a DELETE with a body sends it as Content-Type: application/json (UTF-8), or sends no body"
+        )
+        assert client.get(f"/api/games/{kept}").status_code == 200
+    foreign = client.delete(f"/api/games/{kept}", headers={"origin": "http://evil.example"})
+    assert foreign.status_code == 403 and "another site" in foreign.json()["error"]
+    empty_post = client.post(f"/api/games/{kept}/next")
+    assert empty_post.status_code == 415
+    assert "a POST sends Content-Type: application/json (UTF-8), even with an empty body" in empty_post.json()["error"]
+    typed_but_empty = client.request("DELETE", f"/api/games/{kept}", headers={"content-type": "text/plain"})
+    assert typed_but_empty.status_code == 204  # no body: nothing for the type to describe
 
 
 def test_a_move_that_fails_inside_changes_nothing(app_client: tuple[Any, httpx.Client]) -> None:
