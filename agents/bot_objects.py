@@ -2,14 +2,19 @@
 
 :func:`as_bot` accepts
 
-* a :class:`~sam_env.Bot` subclass (or any class with an ``act(observation, view)`` method), or a
-  factory function returning a bot: called with ``seed=`` and ``rules=`` where its signature takes them;
-* a bot instance: used as it is;
+* a :class:`~sam_env.Bot` subclass, or any class with an ``act(observation, view)`` method, or a factory
+  function returning a bot: called with ``seed=`` and ``rules=`` where its signature takes them;
+* a bot instance, or any object with an ``act(observation, view)`` method;
 * a batched policy (:class:`sam_env.BatchedPolicy`): ``policy(observations, masks) -> actions`` on
   ``float32[k, obs_dim]`` observations and ``bool[k, 201]`` masks — a function of two positional
   parameters, a callable object (a ``torch.nn.Module``, for one), or a class of them (built like a
   bot class). It is wrapped in a :class:`PolicyBot`, which the tournament asks for a whole batch of
   decisions at once (:mod:`sam_env.evaluation.lockstep`), and everything else for one decision.
+
+A bot that derives from :class:`~sam_env.Bot` is used as it is. An object that only has ``act`` (``Bot``'s
+``isinstance`` check accepts it) lacks what the evaluation calls besides (``reseed`` before every hand, a
+``name``), so it is seated in an :class:`ActBot`, which adds them. An object with both ``act`` and ``__call__``
+plays one decision at a time through ``act``; pass its ``__call__`` to have it played in batches.
 
 :class:`PickledBot` carries an object to worker processes (classes and functions by reference,
 instances by value); :func:`probe_bot` asks a bot for one decision of the table, so that a bot that
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 import pickle
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -27,7 +33,7 @@ import numpy as np
 
 from sam_env.bot import Bot, table_encoding_version
 from sam_env.core import RuleConfig, SeatView
-from sam_env.encoding import N_ACTIONS, action_name
+from sam_env.encoding import ENCODING_VERSION, N_ACTIONS, action_name
 
 from .code_specs import BotSpecError
 
@@ -35,6 +41,10 @@ EXPECTED = (
     "a sam_env.Bot subclass or instance (anything with act(observation, view) -> action), a factory returning one "
     "(called with seed= and rules= where it takes them), or a batched policy (observations, masks) -> actions"
 )
+ACT_EXPECTED = "act(observation, view) returning a legal action index (an int where observation['action_mask'] is 1)"
+"""What a bot that plays one decision at a time must answer (the refusals before play say so)."""
+BATCH_EXPECTED = "policy(observations, masks) returning one legal action index per row (int[k] for k rows)"
+"""What a batched policy must answer."""
 
 
 class PolicyBot(Bot):
@@ -87,15 +97,87 @@ class PolicyBot(Bot):
         return self.decide(observations, masks)
 
 
+class ActBot(Bot):
+    """An object with ``act(observation, view)`` that does not derive from :class:`~sam_env.Bot`, seated as a bot.
+
+    ``act`` is the object's own (``wrapped``); ``name``, ``encoding_version`` and ``n_players`` are read from it
+    where it has them, which is all the evaluation reads from a bot besides ``act`` and ``reseed``.
+
+    Seeding, before every hand (:meth:`reseed`, with a seed made from the deal, the seating and the seat): an
+    object with a ``reseed(seed)`` method of its own is reseeded through it, as a ``Bot`` is. Any other object is
+    taken to draw from the process's generators, as a first bot does (``random.choice``, ``np.random.choice``):
+    the adapter seeds Python's ``random`` module and numpy's legacy global generator (``np.random.seed``) from
+    the hand's seed, so its results are reproducible and do not depend on the number of worker processes. These
+    generators are shared by everything in the process: two such bots at one table, or the hands a match with a
+    batched policy plays at once (in lockstep), draw from one stream in turn — reproducibly still, but a hand's
+    draws then depend on the others'. A bot with a generator of its own (``np.random.default_rng()``,
+    ``random.Random()``, torch's) defines ``reseed(seed)`` to restart it.
+    """
+
+    def __init__(self, wrapped: object, name: str | None = None, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.wrapped = wrapped
+        own = getattr(wrapped, "name", None)
+        self.name = own if isinstance(own, str) and own != Bot.name else (name or object_label(wrapped))
+        if seed is not None and not self.reseeds_itself:
+            seed_global_generators(seed)
+
+    @property
+    def reseeds_itself(self) -> bool:
+        """Whether the wrapped object has a ``reseed`` method (then the process's generators are left alone)."""
+        return callable(getattr(self.wrapped, "reseed", None))
+
+    @property
+    def encoding_version(self) -> int:  # type: ignore[override]  # read from the object, as it may change it
+        return int(getattr(self.wrapped, "encoding_version", ENCODING_VERSION))
+
+    @property
+    def n_players(self) -> int | None:
+        """The table size the object says it plays (``n_players``), None when it does not say."""
+        return getattr(self.wrapped, "n_players", None)
+
+    def reseed(self, seed: int | None) -> None:
+        super().reseed(seed)
+        if self.reseeds_itself:
+            self.wrapped.reseed(seed)  # type: ignore[attr-defined]
+        else:
+            seed_global_generators(seed)
+
+    def act(self, observation: Mapping[str, np.ndarray], view: SeatView) -> int:
+        return self.wrapped.act(observation, view)  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"ActBot({object_label(self.wrapped)}, name={self.name!r})"
+
+
+def seed_global_generators(seed: int | None) -> None:
+    """Seed Python's ``random`` module and numpy's legacy global generator from ``seed`` (numpy's takes the
+    seed modulo ``2**32``, the most its legacy seeding accepts; None draws fresh entropy for both)."""
+    random.seed(seed)
+    np.random.seed(None if seed is None else seed % 2**32)
+
+
+def derives_from_bot(obj: object) -> bool:
+    """Whether ``obj`` is an instance of a real :class:`~sam_env.Bot` subclass, not one that ``Bot``'s
+    ``isinstance`` check accepts for its ``act`` method alone."""
+    return Bot in type(obj).__mro__
+
+
 class IllegalActionError(ValueError):
     """A bot chose an action its mask does not allow (or no action index at all)."""
 
     def __init__(self, bot: str, action: object, legal: list[int], row: int | None = None) -> None:
         self.action, self.legal, self.row = action, legal, row
         names = ", ".join(f"{a} {action_name(a)}" for a in legal)
-        named = isinstance(action, int) and 0 <= action < N_ACTIONS
-        chosen = f"{action} {action_name(action)}" if named else repr(action)
         where = "" if row is None else f" (row {row} of its batch)"
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            super().__init__(
+                f"{bot} answered {action!r:.80}{where}, which is not an action index; expected an int, one of the "
+                f"legal moves: {names}"
+            )
+            return
+        named = 0 <= action < N_ACTIONS
+        chosen = f"{action} {action_name(int(action))}" if named else str(action)
         super().__init__(f"{bot} chose the illegal action {chosen}{where}; legal moves: {names}")
 
 
@@ -127,24 +209,29 @@ def pickled(obj: object, label: str) -> PickledBot | None:
 
 def as_bot(obj: object, seed: int | None = None, rules: RuleConfig | None = None, name: str | None = None) -> Bot:
     """A bot from a class, factory, instance or batched policy (see the module docstring);
-    :class:`~.code_specs.BotSpecError` naming what was expected for anything else."""
+    :class:`~.code_specs.BotSpecError` naming what was expected for anything else.
+
+    A :class:`~sam_env.Bot` subclass's instance is returned as it is (the same object), an object with ``act``
+    alone in an :class:`ActBot` (given ``seed``: see there), a batched policy in a :class:`PolicyBot`."""
     label = name or object_label(obj)
     if isinstance(obj, type):
         if not (issubclass(obj, Bot) or any("__call__" in vars(base) for base in obj.__mro__[:-1])):
             raise BotSpecError(f"{label}: class {obj.__qualname__} is not a bot; expected {EXPECTED}")
-        return _as_built(_call_factory(obj, seed, rules, label), label, obj)
+        return _as_built(_call_factory(obj, seed, rules, label), label, obj, seed)
     if isinstance(obj, Bot):
-        return obj
+        return obj if derives_from_bot(obj) else ActBot(obj, label, seed)
     if not callable(obj):
         raise BotSpecError(f"{label}: {type(obj).__name__} {obj!r:.80} is not a bot; expected {EXPECTED}")
     if _is_batched_signature(obj):
         return PolicyBot(obj, label)
-    return _as_built(_call_factory(obj, seed, rules, label), label, obj)
+    return _as_built(_call_factory(obj, seed, rules, label), label, obj, seed)
 
 
-def _as_built(built: object, label: str, maker: object) -> Bot:
-    """What a class or factory returned, as a bot (a batched policy is wrapped)."""
+def _as_built(built: object, label: str, maker: object, seed: int | None) -> Bot:
+    """What a class or factory returned, as a bot (an object with ``act`` alone and a batched policy are wrapped)."""
     if isinstance(built, Bot):
+        if not derives_from_bot(built):
+            return ActBot(built, label, seed)
         if name_given_by_class(built):
             built.name = label
         return built
@@ -189,7 +276,13 @@ def _call_factory(factory: Callable[..., object], seed: int | None, rules: RuleC
     except BotSpecError:
         raise
     except Exception as err:  # a factory that refuses (e.g. another table size) says why
-        raise BotSpecError(f"{label}: {object_label(factory)}(...) raised {type(err).__name__}: {err}") from err
+        how = (
+            f"; it was called as {object_label(factory)}({seed!r}): a bot class or factory of one parameter is "
+            "given the seed; one of more parameters, seed= and rules= (where it takes them) and nothing else"
+            if args
+            else ""
+        )
+        raise BotSpecError(f"{label}: {object_label(factory)}(...) raised {type(err).__name__}: {err}{how}") from err
 
 
 def _is_batched_signature(fn: Callable[..., object]) -> bool:
@@ -242,9 +335,11 @@ def probe_bot(bot: Bot, rules: RuleConfig, label: str) -> None:
     except IllegalActionError:
         raise
     except Exception as err:  # whatever the bot raises is why it cannot play this table
+        expected = BATCH_EXPECTED if isinstance(bot, PolicyBot) else ACT_EXPECTED
         raise ValueError(
             f"{label} failed on the first decision of a {rules.n_players}-player hand "
-            f"(observation float32[{observation['observation'].shape[0]}]): {type(err).__name__}: {err}"
+            f"(observation float32[{observation['observation'].shape[0]}]): {type(err).__name__}: {err}; "
+            f"expected {expected}"
         ) from err
 
 
@@ -255,6 +350,5 @@ def check_action(label: str, action: object, mask: np.ndarray) -> int:
     except (TypeError, ValueError):
         raise IllegalActionError(label, action, np.flatnonzero(mask).tolist()) from None
     if index != action or not 0 <= index < len(mask) or not mask[index]:
-        shown = action if isinstance(action, int) else repr(action)
-        raise IllegalActionError(label, shown, np.flatnonzero(mask).tolist())
+        raise IllegalActionError(label, action, np.flatnonzero(mask).tolist())
     return index

@@ -4,8 +4,10 @@
 track (:mod:`sam_env.evaluation.protocol`) for each candidate and writes one results file each
 (:mod:`sam_env.evaluation.results`) to ``--out`` (default ``results/protocol``) or, with
 ``--leaderboard``, to the repository's ``leaderboard/`` folder, rebuilding docs/leaderboard.md.
-``sam-eval --validate FILE ...`` checks results files against the schema and the protocol, and
-``sam-eval --compare FILE_A FILE_B`` pairs two of them deal by deal (A's headline minus B's, with its interval).
+``sam-eval --validate FILE ...`` checks results files against the schema and the protocol and recomputes every
+figure from the per-deal values they keep, ``sam-eval --reproduce FILE ...`` plays them again and compares every
+stored value (:mod:`sam_env.evaluation.reproduce`), and ``sam-eval --compare FILE_A FILE_B`` pairs two of them
+deal by deal (A's headline minus B's, with its interval).
 """
 
 from __future__ import annotations
@@ -49,8 +51,18 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         type=Path,
         metavar="FILE",
-        help="check results files against the schema and the protocol (hash, suite, deals, rules, headline), "
-        "naming the wrong field; exit 1 if any fails",
+        help="check results files against the schema and the protocol (hash, suite, deals, rules) and recompute "
+        "every figure (rows, margins, headline) from the per-deal values they keep, naming the wrong field; exit 1 "
+        "if any fails",
+    )
+    group.add_argument(
+        "--reproduce",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="rebuild each file's candidate from its spec, check its fingerprint, play its track again (with --deals "
+        "N: its first N deals) and compare every stored value; prints what differs, exit 1 if anything does. With "
+        "--out DIR, also writes each reproduced file (whole tracks only) there",
     )
     group.add_argument(
         "--compare",
@@ -64,14 +76,25 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
 
 def wants_protocol_mode(args: argparse.Namespace) -> bool:
     """Whether the options are this module's (the protocol, validation, or an option that only they take)."""
-    return bool(args.protocol or args.validate or args.compare or args.tier or args.quick or args.leaderboard)
+    return bool(
+        args.protocol or args.validate or args.reproduce or args.compare or args.tier or args.quick or args.leaderboard
+    )
 
 
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run the protocol or the validation the options ask for; the exit status."""
-    for option, files in (("--validate", args.validate), ("--compare", args.compare)):
+    for option, files in (("--validate", args.validate), ("--compare", args.compare), ("--reproduce", args.reproduce)):
         if files:
-            others = ("--protocol", "--candidates", "--validate", "--compare", "--tier", "--quick", "--leaderboard")
+            others = (
+                "--protocol",
+                "--candidates",
+                "--validate",
+                "--reproduce",
+                "--compare",
+                "--tier",
+                "--quick",
+                "--leaderboard",
+            )
             given = [a for a in others if getattr(args, a[2:])]
             given.remove(option)
             if given:
@@ -80,6 +103,8 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequenc
         return validate_files(args.validate)
     if args.compare:
         return compare_files(*args.compare)
+    if args.reproduce:
+        return reproduce_files(parser, args, argv)
     if not args.protocol:
         parser.error(f"--tier, --quick and --leaderboard go with --protocol {NAME}")
     return run_protocol(parser, args, argv)
@@ -129,6 +154,43 @@ def compare_files(first: Path, second: Path) -> int:
         f"{p['tier']} tier): {difference[0]:+.2f} X/hand [{difference[1]:+.2f}, {difference[2]:+.2f}]"
     )
     return 0
+
+
+def reproduce_files(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Play every file again and print what differs (:func:`sam_env.evaluation.reproduce.report`); with ``--out``,
+    write the reproduced files there. 0 when every value of every file is reproduced."""
+    from sam_env.evaluation.reproduce import report, reproduce
+    from sam_env.evaluation.results import ResultsError, write_results
+
+    with refusals_reported(parser):
+        fixed = [o for o in FIXED_BY_PROTOCOL if o != "--deals" and _given(argv, o)]
+        if fixed or args.ray or args.players is not None:
+            named = [*fixed, *(["--ray"] if args.ray else []), *(["--players"] if args.players is not None else [])]
+            raise ValueError(f"--reproduce plays what each file names: drop {', '.join(named)}")
+        if args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        deals = args.deals if _given(argv, "--deals") else None
+        if deals is not None and deals < 2:
+            raise ValueError(f"--deals with --reproduce plays a file's first N deals, N >= 2; got {deals}")
+        out = args.out if _given(argv, "--out") else None
+        if out is not None and deals is not None:
+            raise ValueError("--out writes reproduced results files, which need the whole track: drop --deals")
+        targets = [] if out is None else [out / path.name for path in args.reproduce]
+        taken = [str(t) for t in targets if t.exists()]
+        if taken:
+            raise ValueError(f"results files exist already, and are kept: {', '.join(taken)}; move them or use --out")
+        try:
+            items = reproduce(args.reproduce, deals=deals, workers=args.workers, progress=not args.no_progress)
+        except ResultsError as err:
+            raise ValueError(f"cannot reproduce: {err}") from None
+    for item, target in zip(items, targets or [None] * len(items), strict=True):
+        print("\n".join(report(item)))
+        if target is not None:
+            write_results(target, item.reproduced_document())
+            print(f"  wrote {target}")
+    failed = sum(not item.equal for item in items)
+    print(f"{len(items) - failed} of {len(items)} file(s) reproduced")
+    return 1 if failed else 0
 
 
 def _given(argv: Sequence[str], option: str) -> bool:

@@ -30,13 +30,34 @@ import numpy as np
 
 from sam_env.agents.registry import label_of
 
-from .panel import BASELINE, paired_nets, per_deal_net
+from .panel import BASELINE, paired_nets
 from .protocol import SEED, ProtocolError, Track, check_opponent_weights
-from .stats import mean_ci, paired_difference
+from .stats import NET, WIN, mean_ci, paired_difference
 from .tournament import Match, MatchResult, run_matches
 
 PER_DEAL_DIGITS = 6
 """Decimals of the per-deal headline values in a results file; the score is computed from the rounded values."""
+
+
+@dataclass(frozen=True)
+class PerDeal:
+    """A row's raw results, one value per deal, from which every figure of the row is computed
+    (:func:`row_from_per_deal`): a results file keeps them, so that a validator recomputes the row."""
+
+    seatings: int
+    """The seatings of every deal (the ``n`` rotations: the opponents are ``n - 1`` copies of one bot)."""
+    net: list[int]
+    """The candidate's money over the deal's seatings, summed (whole X: every payment of the rules is)."""
+    wins: list[int]
+    """The hands of the deal the candidate took, ``0 … seatings``."""
+    heuristic_net: list[int] | None = None
+    """Panel rows: the heuristic's money over the same deal's seatings against the same bot."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        if self.heuristic_net is None:
+            del out["heuristic_net"]
+        return out
 
 
 @dataclass(frozen=True)
@@ -52,14 +73,43 @@ class Row:
     ci_low: float
     ci_high: float
     win_rate: float
+    per_deal: PerDeal
     margin: dict[str, float] | None = None
     """Panel rows: ``heuristic_x_per_hand`` and the paired ``margin`` with ``margin_low``/``margin_high``."""
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
+        out["per_deal"] = self.per_deal.to_dict()
         if self.margin is None:
             del out["margin"]
         return out
+
+    @property
+    def money_per_deal(self) -> np.ndarray:
+        """The candidate's X/hand in each deal: its money over the deal's seatings, divided by them."""
+        return np.asarray(self.per_deal.net, dtype=float) / self.per_deal.seatings
+
+
+def row_from_per_deal(opponent: str, group: str, opponents: str, per_deal: PerDeal) -> Row:
+    """A row's figures from its per-deal values: X/hand and its interval over deals (:func:`~.stats.mean_ci`), the
+    win rate over hands and, for a panel row, the margin over the heuristic paired over deals. The one place they
+    are computed, both when a run writes a results file and when a validator checks one."""
+    seatings = per_deal.seatings
+    own = np.asarray(per_deal.net, dtype=float) / seatings
+    mean, low, high = mean_ci(own)
+    margin = None
+    if per_deal.heuristic_net is not None:
+        base = np.asarray(per_deal.heuristic_net, dtype=float) / seatings
+        diff, margin_low, margin_high = paired_difference(own, base)
+        margin = {
+            "heuristic_x_per_hand": float(base.mean()),
+            "margin": diff,
+            "margin_low": margin_low,
+            "margin_high": margin_high,
+        }
+    deals = len(per_deal.net)
+    win_rate = float(np.sum(per_deal.wins, dtype=np.int64)) / (deals * seatings)
+    return Row(opponent, group, opponents, deals, deals * seatings, mean, low, high, win_rate, per_deal, margin)
 
 
 @dataclass(frozen=True)
@@ -116,38 +166,31 @@ def rows_of(track: Track, label: str, results: Sequence[MatchResult]) -> list[Ro
     rows = []
     for opponent in track.opponents:
         result = by_pair[label, opponent.name]
-        s = result.summary()
-        margin = None
+        heuristic_net = None
         if opponent.group == "panel":
-            own, base = paired_nets(result, by_pair[BASELINE, opponent.name])
-            diff, low, high = paired_difference(own, base)
-            margin = {
-                "heuristic_x_per_hand": float(base.mean()),
-                "margin": diff,
-                "margin_low": low,
-                "margin_high": high,
-            }
-        rows.append(
-            Row(
-                opponent.name,
-                opponent.group,
-                s.opponents,
-                s.deals,
-                s.hands,
-                s.x_per_hand,
-                s.ci_low,
-                s.ci_high,
-                s.win_rate,
-                margin,
-            )
-        )
+            baseline = by_pair[BASELINE, opponent.name]
+            paired_nets(result, baseline)  # refuses two matches that did not play the same deals and seatings
+            heuristic_net = _net_sums(baseline)
+        per_deal = PerDeal(result.metrics.shape[1], _net_sums(result), _win_counts(result), heuristic_net)
+        rows.append(row_from_per_deal(opponent.name, opponent.group, result.match.opponents_label, per_deal))
     return rows
 
 
-def headline_from_results(track: Track, label: str, results: Sequence[MatchResult]) -> Headline:
-    by_pair = {(r.match.names[0], r.match.opponents[0]): r for r in results}
-    per_opponent = np.stack([per_deal_net(by_pair[label, name]) for name in track.headline_opponents])
-    return headline_of(per_opponent.mean(axis=0), track.headline_opponents)
+def _net_sums(result: MatchResult) -> list[int]:
+    """The candidate's (slot 0) money per deal, summed over the deal's seatings."""
+    return [int(v) for v in result.metrics[:, :, 0, NET].sum(axis=1)]
+
+
+def _win_counts(result: MatchResult) -> list[int]:
+    """The hands per deal the candidate (slot 0) took."""
+    return [int(v) for v in result.metrics[:, :, 0, WIN].sum(axis=1)]
+
+
+def headline_of_rows(rows: Sequence[Row], opponents: Sequence[str]) -> Headline:
+    """The headline from the rows' per-deal values: per deal, the mean over ``opponents`` of the candidate's X/hand."""
+    by_name = {r.opponent: r for r in rows}
+    per_opponent = np.stack([by_name[name].money_per_deal for name in opponents])
+    return headline_of(per_opponent.mean(axis=0), opponents)
 
 
 def load_average() -> float | None:
@@ -174,13 +217,21 @@ def run_track(
     workers: int | None = None,
     progress: bool = True,
     labels: Sequence[str] | None = None,
+    deals: int | None = None,
 ) -> list[Scores]:
     """Play protocol v1's ``track`` for every candidate (any form :func:`sam_env.load_bot` takes); their scores.
 
     Refuses before any hand (:class:`~.protocol.ProtocolError`) when this sam-env deals other cards or
     ships other opponent networks than the protocol pins, and (``ValueError``) a candidate that cannot
-    play the table. ``labels``: the candidates' names (default: their specs as written).
+    play the table. ``labels``: the candidates' names (default: their specs as written). ``deals``: play only
+    the track's first deals (a sample, as ``sam-eval --reproduce --deals N`` checks a file on): every deal is
+    played exactly as in the whole run, so its per-deal values are the whole run's first ones.
     """
+    deals = track.deals if deals is None else deals
+    if not 2 <= deals <= track.deals:
+        raise ProtocolError(
+            f"a sample of the {track.players}-player {track.tier} tier has 2 to {track.deals} deals, not {deals}"
+        )
     labels = [label_of(c) for c in candidates] if labels is None else list(labels)
     if len(set(labels)) != len(labels):
         raise ProtocolError(f"two candidates go by one name: {labels}; give each its own label")
@@ -189,21 +240,13 @@ def run_track(
     matches = plan(track, list(zip(candidates, labels, strict=True)))
     workers = workers or os.cpu_count() or 1
     load, cpu, start = load_average(), _cpu_seconds(), time.perf_counter()
-    results = run_matches(matches, track.rules, track.deals, seed=SEED, workers=workers, progress=progress)
+    results = run_matches(matches, track.rules, deals, seed=SEED, workers=workers, progress=progress)
     wall = time.perf_counter() - start
     cpu_end = _cpu_seconds()
     cpu_used = None if cpu is None or cpu_end is None else cpu_end - cpu
-    return [
-        Scores(
-            spec,
-            label,
-            rows_of(track, label, results),
-            headline_from_results(track, label, results),
-            wall,
-            cpu_used,
-            len(labels),
-            workers,
-            load,
-        )
-        for spec, label in zip(candidates, labels, strict=True)
-    ]
+    scores = []
+    for spec, label in zip(candidates, labels, strict=True):
+        rows = rows_of(track, label, results)
+        headline = headline_of_rows(rows, track.headline_opponents)
+        scores.append(Scores(spec, label, rows, headline, wall, cpu_used, len(labels), workers, load))
+    return scores

@@ -1,11 +1,21 @@
 """Results files: one candidate on one track of protocol v1, as JSON that anyone can validate and compare.
 
-The file's shape is a JSON Schema shipped with the package (``schemas/results-v1.json``,
+The file's shape is a JSON Schema shipped with the package (``schemas/results-v2.json``,
 :func:`schema`), checked with the ``jsonschema`` library. :func:`validate` checks a file against the
-schema *and* against the protocol: the deal-set hash, seed and deal count are the track's, the rules
-are the defaults, the rows are the track's suite in order with its deals, and the headline is the mean
-of the per-deal values it carries and of its rows. A file that fails is refused with a
-:class:`ResultsError` that names the field (``protocol.deal_set_sha256``, ``rows[3].deals``).
+schema, against the protocol (the deal-set hash, seed and deal count are the track's, the rules are the
+defaults, the rows are the track's suite in order with its deals) and against itself: every row keeps
+its per-deal values (the candidate's money and wins per deal, and for a panel row the heuristic's money
+on the same deals), and every figure of the file — each row's X/hand, interval and win rate, the panel
+margins, the headline's per-deal values, score and interval — is computed again from them
+(:func:`~.protocol_run.row_from_per_deal`, the function a run writes them with) and must match. An edit of
+any stored number is refused with a :class:`ResultsError` that names the field (``rows[3].win_rate``).
+
+What no file can prove by itself: that the per-deal values are what the candidate played (``sam-eval
+--reproduce`` plays them again), and what produced them (the fingerprint, the command, the machine).
+
+Format 1 (sam-env 0.3) kept no per-deal values of its rows, so only its headline can be recomputed:
+:func:`validate` refuses it, naming the way to format 2 (``sam-eval --reproduce FILE --out DIR``), and
+``legacy=True`` reads it for what it is, a record whose rows are as written.
 
 Nothing already written is lost: :func:`write_results` refuses a path that exists.
 """
@@ -29,17 +39,22 @@ from sam_env.aec_env import raw_env
 from sam_env.encoding import ENCODING_VERSION
 
 from .fingerprints import fingerprint
+from .matches import Match
 from .protocol import NAME, PROTOCOL_ID, SEED, VERSION, ProtocolError, Track, rules_for
-from .protocol_run import Scores, headline_of, load_average
+from .protocol_run import PerDeal, Scores, headline_of, headline_of_rows, load_average, row_from_per_deal
 from .stats import paired_difference
+from .suites import Opponent
 
 FORMAT = "sam-env-results"
-FORMAT_VERSION = 1
-SCHEMA_FILE = "results-v1.json"
+FORMAT_VERSION = 2
+LEGACY_FORMAT_VERSION = 1
+"""Format 1 (sam-env 0.3): rows without their per-deal values; read only with ``legacy=True``."""
+SCHEMA_FILES = {FORMAT_VERSION: "results-v2.json", LEGACY_FORMAT_VERSION: "results-v1.json"}
 SUFFIX = ".results.json"
 """How a results file's name ends: sam-web and the leaderboard find them by it."""
-TOLERANCE = 1e-6
-"""How far a recomputed number (the headline from its per-deal values, or from its rows) may sit from the file's."""
+TOLERANCE = 1e-9
+"""How far a recomputed figure may sit from the file's: the same arithmetic on the same values, so only the order
+of a sum (another numpy) can move it, far below the printed digits."""
 
 
 class ResultsError(ValueError):
@@ -51,9 +66,10 @@ class ResultsError(ValueError):
 
 
 @cache
-def schema() -> dict[str, Any]:
-    """The JSON Schema of results files (package data: ``sam_env/evaluation/schemas/results-v1.json``)."""
-    text = resources.files("sam_env.evaluation").joinpath("schemas", SCHEMA_FILE).read_text(encoding="utf-8")
+def schema(format_version: int = FORMAT_VERSION) -> dict[str, Any]:
+    """The JSON Schema of results files of a format (package data: ``sam_env/evaluation/schemas/``)."""
+    name = SCHEMA_FILES[format_version]
+    text = resources.files("sam_env.evaluation").joinpath("schemas", name).read_text(encoding="utf-8")
     return json.loads(text)
 
 
@@ -140,16 +156,29 @@ def write_results(path: str | os.PathLike, document: dict[str, Any]) -> Path:
 
 
 def dumps(document: dict[str, Any]) -> str:
-    """The file's text: indented JSON, with the per-deal values on one line (thousands of numbers)."""
-    marker = "\0per_deal\0"
-    headline = {**document["headline"], "per_deal": marker}
-    text = json.dumps({**document, "headline": headline}, indent=1, ensure_ascii=False, allow_nan=False)
-    per_deal = json.dumps(document["headline"]["per_deal"], separators=(",", ":"), allow_nan=False)
-    return text.replace(json.dumps(marker), per_deal, 1) + "\n"
+    """The file's text: indented JSON, with each list of per-deal values on one line (thousands of numbers)."""
+    inline: dict[str, str] = {}
+
+    def marked(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: marked(v) for k, v in value.items()}
+        if isinstance(value, list) and value and all(isinstance(v, (int, float)) for v in value):
+            marker = f"\0list{len(inline)}\0"
+            inline[json.dumps(marker)] = json.dumps(value, separators=(",", ":"), allow_nan=False)
+            return marker
+        if isinstance(value, list):
+            return [marked(v) for v in value]
+        return value
+
+    text = json.dumps(marked(document), indent=1, ensure_ascii=False, allow_nan=False)
+    for marker, values in inline.items():
+        text = text.replace(marker, values, 1)
+    return text + "\n"
 
 
-def read_results(path: str | os.PathLike) -> dict[str, Any]:
-    """A results file's JSON, validated (:func:`validate`); :class:`ResultsError` naming the fault."""
+def read_results(path: str | os.PathLike, *, legacy: bool = False) -> dict[str, Any]:
+    """A results file's JSON, validated (:func:`validate`, which ``legacy`` is passed to); :class:`ResultsError`
+    naming the fault."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -158,7 +187,7 @@ def read_results(path: str | os.PathLike) -> dict[str, Any]:
         document = json.loads(text, parse_constant=_no_constant)
     except (json.JSONDecodeError, ValueError) as err:
         raise ResultsError("", f"{path} is not JSON: {err}") from None
-    validate(document)
+    validate(document, legacy=legacy)
     return document
 
 
@@ -173,11 +202,13 @@ def _where(path: Any) -> str:
     return out
 
 
-def check_schema(document: object) -> None:
-    """Check ``document`` against the JSON Schema; :class:`ResultsError` naming the first wrong field."""
+def check_schema(document: object, format_version: int = FORMAT_VERSION) -> None:
+    """Check ``document`` against the JSON Schema of its format; :class:`ResultsError` naming the first wrong field."""
     from jsonschema import Draft202012Validator  # a base dependency, imported when a file is checked
 
-    errors = sorted(Draft202012Validator(schema()).iter_errors(document), key=lambda e: (len(e.path), list(e.path)))
+    errors = sorted(
+        Draft202012Validator(schema(format_version)).iter_errors(document), key=lambda e: (len(e.path), list(e.path))
+    )
     if not errors:
         return
     error = errors[0]
@@ -191,11 +222,13 @@ def check_schema(document: object) -> None:
     raise ResultsError(field or "(the file)", error.message)
 
 
-def validate(document: object) -> None:
-    """Check a results document against the schema and against protocol v1; :class:`ResultsError` if it fails.
+def validate(document: object, *, legacy: bool = False) -> None:
+    """Check a results document against its schema, protocol v1 and itself (every figure recomputed from the
+    per-deal values it keeps); :class:`ResultsError` naming the first field that fails.
 
     The protocol comes first, so that a file of another protocol is named as such rather than by the
-    first field its schema would differ in.
+    first field its schema would differ in. A format-1 file is refused unless ``legacy``: then it is
+    checked as format 1 could be (its schema, the protocol, the headline from its per-deal values).
     """
     if not isinstance(document, dict):
         raise ResultsError("(the file)", f"a results file is a JSON object, got {type(document).__name__}")
@@ -207,17 +240,31 @@ def validate(document: object) -> None:
             f"a result of protocol {protocol.get('id')!r} version {protocol.get('version')!r}; this sam-env checks "
             f"protocol {PROTOCOL_ID!r} version {VERSION} ({NAME})",
         )
-    check_schema(document)
-    check_protocol(document)
+    format_version = document.get("format_version")
+    if format_version == LEGACY_FORMAT_VERSION and not legacy:
+        raise ResultsError(
+            "format_version",
+            "is 1: a format-1 file (sam-env 0.3) keeps no per-deal values of its rows, so its rows cannot be "
+            f"recomputed and an edit of them would pass; play it again in format {FORMAT_VERSION} with "
+            "sam-eval --reproduce FILE --out DIR",
+        )
+    is_legacy = legacy and format_version == LEGACY_FORMAT_VERSION
+    check_schema(document, LEGACY_FORMAT_VERSION if is_legacy else FORMAT_VERSION)
+    track = check_protocol(document)
+    if is_legacy:
+        _check_legacy_rows(track, document["rows"])
+        _check_legacy_headline(track, document["headline"], document["rows"])
+    else:
+        check_figures(track, document)
 
 
 def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=0, abs_tol=TOLERANCE)
 
 
-def check_protocol(document: dict[str, Any]) -> None:
-    """The checks a schema cannot make: the file's numbers are protocol v1's track (the document is
-    already known to match the schema)."""
+def check_protocol(document: dict[str, Any]) -> Track:
+    """The checks a schema cannot make on the protocol: the file's numbers are protocol v1's track (the document
+    is already known to match the schema); the track."""
     protocol = document["protocol"]
     try:
         track = Track(protocol["players"], protocol["tier"])
@@ -238,21 +285,87 @@ def check_protocol(document: dict[str, Any]) -> None:
     unknown = sorted(set(document["rules"]) - set(rules))
     if unknown:
         raise ResultsError(f"rules.{unknown[0]}", "is not a rule option of this sam-env")
-    _check_rows(track, document["rows"])
-    _check_headline(track, document["headline"], document["rows"])
+    suite = track.opponents
+    names = [o.name for o in suite]
+    if len(document["rows"]) != len(suite):
+        raise ResultsError(
+            "rows", f"has {len(document['rows'])} rows; the {_name(track)} has one per opponent: {names}"
+        )
+    if document["headline"]["opponents"] != list(track.headline_opponents):
+        raise ResultsError("headline.opponents", f"must be {list(track.headline_opponents)}")
+    return track
 
 
 def _name(track: Track) -> str:
     return f"{track.players}-player {track.tier} tier"
 
 
-def _check_rows(track: Track, rows: list[dict[str, Any]]) -> None:
-    suite = track.opponents
-    names = [o.name for o in suite]
-    if len(rows) != len(suite):
-        raise ResultsError("rows", f"has {len(rows)} rows; the {_name(track)} has one per opponent: {names}")
+def check_figures(track: Track, document: dict[str, Any]) -> None:
+    """Recompute every row and the headline from the rows' per-deal values; :class:`ResultsError` naming the first
+    stored value that differs."""
+    rows = []
+    for i, (stored, opponent) in enumerate(zip(document["rows"], track.opponents, strict=True)):
+        per_deal = _per_deal(track, stored, opponent, f"rows[{i}]")
+        label = Match("candidate", (opponent.name,) * (track.players - 1)).opponents_label
+        again = row_from_per_deal(opponent.name, opponent.group, label, per_deal)
+        _check_same(f"rows[{i}]", stored, again.to_dict())
+        rows.append(again)
+    again = headline_of_rows(rows, track.headline_opponents)
+    stored = document["headline"]
+    if len(stored["per_deal"]) != track.deals:
+        raise ResultsError("headline.per_deal", f"has {len(stored['per_deal'])} values; one per deal: {track.deals}")
+    for d, (value, recomputed) in enumerate(zip(stored["per_deal"], again.per_deal, strict=True)):
+        if not _close(value, recomputed):
+            raise ResultsError(f"headline.per_deal[{d}]", f"is {value}; the rows' values of deal {d} give {recomputed}")
+    _check_same("headline", stored, again.to_dict())
+
+
+def _per_deal(track: Track, row: dict[str, Any], opponent: Opponent, where: str) -> PerDeal:
+    """A row's per-deal values, checked against the track: one per deal, the ``n`` rotations, wins within them."""
+    values = row["per_deal"]
+    if values["seatings"] != track.players:
+        raise ResultsError(
+            f"{where}.per_deal.seatings", f"is {values['seatings']}; every deal is played in {track.players} rotations"
+        )
+    keys = ["net", "wins", *(["heuristic_net"] if opponent.group == "panel" else [])]
+    if "heuristic_net" in values and opponent.group != "panel":
+        raise ResultsError(f"{where}.per_deal.heuristic_net", "only panel rows carry the heuristic's money")
+    for key in keys:
+        if key not in values:
+            raise ResultsError(f"{where}.per_deal.{key}", "is missing")
+        if len(values[key]) != track.deals:
+            raise ResultsError(f"{where}.per_deal.{key}", f"has {len(values[key])} values; one per deal: {track.deals}")
+    too_many = [d for d, w in enumerate(values["wins"]) if w > track.players]
+    if too_many:
+        raise ResultsError(f"{where}.per_deal.wins[{too_many[0]}]", f"is more than the deal's {track.players} hands")
+    return PerDeal(values["seatings"], values["net"], values["wins"], values.get("heuristic_net"))
+
+
+def _check_same(where: str, stored: dict[str, Any], recomputed: dict[str, Any]) -> None:
+    """Every field of ``recomputed`` equal in ``stored`` (numbers within :data:`TOLERANCE`), and nothing else
+    in ``stored``; the first that differs is named."""
+    extra = sorted(set(stored) - set(recomputed))
+    if extra:
+        raise ResultsError(f"{where}.{extra[0]}", "is not a field of this row" if "rows" in where else "is unknown")
+    for key, value in recomputed.items():
+        field = f"{where}.{key}"
+        if key not in stored:
+            raise ResultsError(field, "is missing")
+        if isinstance(value, dict):
+            _check_same(field, stored[key], value)
+        elif isinstance(value, list):
+            continue  # the per-deal values themselves: checked where they are read, and used to recompute
+        elif isinstance(value, float) and not isinstance(stored[key], bool) and isinstance(stored[key], (int, float)):
+            if not _close(stored[key], value):
+                raise ResultsError(field, f"is {stored[key]}; its per-deal values give {value}")
+        elif stored[key] != value:
+            raise ResultsError(field, f"is {stored[key]!r}; the protocol and its per-deal values give {value!r}")
+
+
+def _check_legacy_rows(track: Track, rows: list[dict[str, Any]]) -> None:
+    """A format-1 file's rows: the track's suite, deals and hands, each mean inside its interval."""
     hands = track.deals * track.players
-    for i, (row, opponent) in enumerate(zip(rows, suite, strict=True)):
+    for i, (row, opponent) in enumerate(zip(rows, track.opponents, strict=True)):
         expected = {"opponent": opponent.name, "group": opponent.group, "deals": track.deals, "hands": hands}
         for key, value in expected.items():
             if row[key] != value:
@@ -263,14 +376,13 @@ def _check_rows(track: Track, rows: list[dict[str, Any]]) -> None:
             raise ResultsError(f"rows[{i}].margin", "panel rows carry a margin, and only they")
 
 
-def _check_headline(track: Track, headline: dict[str, Any], rows: list[dict[str, Any]]) -> None:
-    if headline["opponents"] != list(track.headline_opponents):
-        raise ResultsError("headline.opponents", f"must be {list(track.headline_opponents)}")
+def _check_legacy_headline(track: Track, headline: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    """A format-1 file's headline: from the per-deal values it keeps, and the mean of its rows'."""
     if len(headline["per_deal"]) != track.deals:
         raise ResultsError("headline.per_deal", f"has {len(headline['per_deal'])} values; one per deal: {track.deals}")
     again = headline_of(headline["per_deal"], track.headline_opponents)
     for key, value in (("score", again.score), ("ci_low", again.ci_low), ("ci_high", again.ci_high)):
-        if not _close(headline[key], value):
+        if not math.isclose(headline[key], value, abs_tol=1e-6):
             raise ResultsError(f"headline.{key}", f"is {headline[key]}; its per-deal values give {value}")
     from_rows = float(np.mean([r["x_per_hand"] for r in rows if r["opponent"] in track.headline_opponents]))
     if not math.isclose(headline["score"], from_rows, abs_tol=1e-4):

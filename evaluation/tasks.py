@@ -116,7 +116,7 @@ class _Play:
             bot = load_bot(spec, rules=self.rules)
         except Exception as err:  # reported as this match's failure, with the bot's name
             raise self._failure(None, None, None, slot, err) from err
-        if bot is spec or bot is first:
+        if bot is spec or bot is first or getattr(bot, "wrapped", None) is spec:
             with contextlib.suppress(Exception):  # a bot that cannot be copied is shared, as given
                 bot = copy.deepcopy(bot)
         return bot

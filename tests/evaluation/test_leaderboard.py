@@ -78,3 +78,27 @@ def test_a_tampered_file_stops_the_page_with_the_file_and_field_named(tmp_path: 
 def test_an_empty_folder_says_so() -> None:
     assert "No entries yet" in render([])
     assert Entry("a.b.v1-4p-full.results.json", {}).anchor == "a-b-v1-4p-full"
+
+
+COMMITTED = sorted(FOLDER.glob(f"*{SUFFIX}")) + sorted((ROOT / "benchmarks").glob(f"**/*{SUFFIX}"))
+"""Every results file the repository keeps: the leaderboard's and the algorithms table's."""
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_committed_file_s_fingerprint_is_what_its_candidate_is_today(path: Path) -> None:
+    """A committed file whose candidate this checkout can build carries the fingerprint that candidate has today
+    (a bot whose code or weights changed is played again: sam-eval --reproduce FILE --out DIR). A file whose
+    candidate is a trained run's checkpoint, which the repository does not keep, cannot be held to it: it is
+    marked by the package version that made it, and its run's record (run.json) names the run."""
+    from sam_env.evaluation.fingerprints import fingerprint
+    from sam_env.evaluation.protocol import rules_for
+    from sam_env.evaluation.results import read_results
+
+    document = read_results(path, legacy=True)
+    spec = document["candidate"]["spec"]
+    if not (ROOT / spec).exists() and spec.startswith("runs/"):
+        assert re.fullmatch(r"\d+\.\d+\.\d+", document["package"]["version"])
+        assert (path.parent / "run.json").is_file(), f"{path}: a run's checkpoint, but no run.json beside the file"
+        return
+    today = fingerprint(spec, rules_for(document["protocol"]["players"]))
+    assert document["candidate"]["fingerprint"] == today, f"{path}: play it again (sam-eval --reproduce)"

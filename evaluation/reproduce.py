@@ -1,0 +1,263 @@
+"""Reproducing a results file: its candidate rebuilt from the file, its track played again, every stored value compared.
+
+A results file (:mod:`.results`) names its candidate by spec and fingerprint, and its track and tier fix
+everything else (:mod:`.protocol`), so anyone can play it again: :func:`reproduce` rebuilds the candidate
+from ``candidate.spec``, checks that today's fingerprint (:func:`~.fingerprints.fingerprint`) is the file's,
+plays the track on the same deals with the same seeds, and compares
+
+* with the whole track: every figure the file stores — each row's X/hand, interval, win rate and margin,
+  its per-deal values (format 2), the headline's per-deal values, score and interval;
+* with a sample (``deals``: the track's first deals, each played exactly as in the whole run): the per-deal
+  values of those deals, which is all a part of a run can be held to.
+
+Every bot is reseeded for every hand from the protocol's seed, so a candidate whose moves depend only on
+what it sees and on its seeded draws reproduces to the last digit, on any machine and number of workers.
+Anything else (a bot that reads the clock, a network on a GPU whose sums change order) shows how far
+it moved: the difference of the headline, reproduced minus stored, paired over deals with its interval
+(:func:`~.stats.paired_difference`).
+
+Files of one track and tier are played in one run (their candidates share the deals and the heuristic's
+panel matches, as a run of several candidates does); a candidate given to ``sam-eval`` as an object, not a
+spec, cannot be rebuilt from a file and is refused with that reason before any hand.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .fingerprints import fingerprint
+from .protocol import NAME, Track
+from .protocol_run import Scores, run_track
+from .results import LEGACY_FORMAT_VERSION, build_results, read_results
+from .stats import paired_difference
+
+EXACT = 1e-9
+"""How far a reproduced figure may sit from the stored one and still count as equal (the order of a sum)."""
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One stored value that the reproduction does not give."""
+
+    field: str
+    stored: object
+    reproduced: object
+
+
+@dataclass
+class Reproduction:
+    """What playing one results file again gave: the differences, and the paired difference of the headlines."""
+
+    path: Path
+    document: dict[str, Any]
+    deals: int
+    """Deals played: the track's, or the sample's."""
+    scores: Scores | None = None
+    differences: list[Difference] = field(default_factory=list)
+    headline_shift: tuple[float, float, float] | None = None
+    """Reproduced minus stored headline, per deal: ``(mean, low, high)``; None when every value is equal."""
+
+    @property
+    def whole(self) -> bool:
+        """Whether the whole track was played (then a reproduced results file can be written)."""
+        return self.deals == self.document["protocol"]["deals"]
+
+    @property
+    def equal(self) -> bool:
+        return not self.differences
+
+    def reproduced_document(self) -> dict[str, Any]:
+        """The results file the reproduction makes (format of today, today's fingerprint and package), with the
+        protocol command that plays it; only for a whole track."""
+        if not self.whole or self.scores is None:
+            raise ValueError(f"{self.path}: a sample of {self.deals} deals is not a results file; play the whole track")
+        protocol = self.document["protocol"]
+        command = shlex.join(
+            [
+                "sam-eval",
+                "--protocol",
+                NAME,
+                "--players",
+                str(protocol["players"]),
+                "--tier",
+                protocol["tier"],
+                "--candidates",
+                self.document["candidate"]["spec"],
+            ]
+        )
+        return build_results(Track(protocol["players"], protocol["tier"]), self.scores, command)
+
+
+def read_files(paths: Sequence[str | os.PathLike]) -> list[Reproduction]:
+    """The files to reproduce, read and validated (format 1 as the record it is: ``legacy``)."""
+    return [Reproduction(Path(p), read_results(p, legacy=True), 0) for p in paths]
+
+
+def groups(reproductions: Sequence[Reproduction]) -> Iterator[list[Reproduction]]:
+    """The files played together: one track and tier, no two candidates of one label."""
+    by_track: dict[tuple[int, str], list[list[Reproduction]]] = {}
+    for item in reproductions:
+        protocol = item.document["protocol"]
+        runs = by_track.setdefault((protocol["players"], protocol["tier"]), [])
+        label = item.document["candidate"]["label"]
+        run = next((r for r in runs if all(o.document["candidate"]["label"] != label for o in r)), None)
+        if run is None:
+            runs.append(run := [])
+        run.append(item)
+    for runs in by_track.values():
+        yield from runs
+
+
+def reproduce(
+    paths: Sequence[str | os.PathLike], deals: int | None = None, workers: int | None = None, progress: bool = True
+) -> list[Reproduction]:
+    """Play every file's track again (``deals``: only its first deals) and compare; one :class:`Reproduction` each.
+
+    Raises :class:`~.results.ResultsError` for a file that is not a valid results file and ``ValueError``
+    (before any hand) for a candidate that cannot be rebuilt or cannot play the table."""
+    items = read_files(paths)
+    for run in groups(items):
+        protocol = run[0].document["protocol"]
+        track = Track(protocol["players"], protocol["tier"])
+        played = track.deals if deals is None else min(deals, track.deals)
+        specs = [rebuildable_spec(item) for item in run]
+        labels = [item.document["candidate"]["label"] for item in run]
+        all_scores = run_track(track, specs, workers=workers, progress=progress, labels=labels, deals=played)
+        for item, spec, scores in zip(run, specs, all_scores, strict=True):
+            item.deals, item.scores = played, scores
+            today = fingerprint(spec, track.rules)
+            item.differences = [*fingerprint_differences(item.document, today), *compare(item.document, scores)]
+            item.headline_shift = None if item.equal else headline_shift(item.document, scores)
+    return items
+
+
+def rebuildable_spec(item: Reproduction) -> str:
+    """The spec a file's candidate is rebuilt from; ``ValueError`` when it names nothing this machine can build (an
+    object given to sam-eval in code, whose name is all the file keeps, or a path of another machine)."""
+    from sam_env.agents.code_specs import is_code_spec
+    from sam_env.agents.registry import FACTORIES
+
+    spec = item.document["candidate"]["spec"]
+    if spec in FACTORIES or is_code_spec(spec) or Path(spec).exists():
+        return spec
+    raise ValueError(
+        f"{item.path}: its candidate {spec!r} cannot be rebuilt here: it is no bot name, no code spec "
+        "('module:attr', 'file.py:attr') and no path on this machine (an object given to sam-eval in code keeps "
+        "only its name; a checkpoint keeps the path it had where it was evaluated)"
+    )
+
+
+def fingerprint_differences(document: dict[str, Any], today: dict[str, Any]) -> list[Difference]:
+    """The fingerprint's hash, kind and coverage today beside the file's, where they differ."""
+    stored = document["candidate"]["fingerprint"]
+    return [
+        Difference(f"candidate.fingerprint.{key}", stored[key], today[key])
+        for key in ("sha256", "kind", "of")
+        if stored[key] != today[key]
+    ]
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, (int, float)) and isinstance(b, (int, float)) and math.isclose(a, b, abs_tol=EXACT)
+    return a == b
+
+
+def compare(document: dict[str, Any], scores: Scores) -> list[Difference]:
+    """Every stored value the reproduction can be held to (see the module docstring) that it does not give."""
+    deals = len(scores.headline.per_deal)
+    whole = deals == document["protocol"]["deals"]
+    out = []
+    for i, (stored, row) in enumerate(zip(document["rows"], scores.rows, strict=True)):
+        again = row.to_dict()
+        if "per_deal" in stored:  # format 2: the raw values, deal by deal
+            for key, values in again["per_deal"].items():
+                if key == "seatings":
+                    continue
+                first = _first_difference(stored["per_deal"].get(key, []), values)
+                if first is not None:
+                    d, old, new = first
+                    out.append(Difference(f"rows[{i}].per_deal.{key}[{d}]", old, new))
+        if not whole:
+            continue
+        for key in ("opponent", "group", "opponents", "deals", "hands", "x_per_hand", "ci_low", "ci_high", "win_rate"):
+            if not _same(stored.get(key), again[key]):
+                out.append(Difference(f"rows[{i}].{key}", stored.get(key), again[key]))
+        for key, value in (again.get("margin") or {}).items():
+            if not _same(stored.get("margin", {}).get(key), value):
+                out.append(Difference(f"rows[{i}].margin.{key}", stored.get("margin", {}).get(key), value))
+    first = _first_difference(document["headline"]["per_deal"], scores.headline.per_deal)
+    if first is not None:
+        d, old, new = first
+        out.append(Difference(f"headline.per_deal[{d}]", old, new))
+    if whole:
+        headline = scores.headline.to_dict()
+        for key in ("score", "ci_low", "ci_high", "opponents"):
+            if not _same(document["headline"][key], headline[key]):
+                out.append(Difference(f"headline.{key}", document["headline"][key], headline[key]))
+    return out
+
+
+def _first_difference(stored: Sequence[object], reproduced: Sequence[object]) -> tuple[int, object, object] | None:
+    """The first deal whose value differs, of the deals the reproduction played (stored values beyond them are
+    not compared); a count that differs is named at the first missing deal."""
+    for d, new in enumerate(reproduced):
+        old = stored[d] if d < len(stored) else None
+        if not _same(old, new):
+            return d, old, new
+    return None
+
+
+def headline_shift(document: dict[str, Any], scores: Scores) -> tuple[float, float, float]:
+    """Reproduced minus stored headline over the deals played, paired deal by deal: ``(mean, low, high)``."""
+    reproduced = np.asarray(scores.headline.per_deal, dtype=float)
+    stored = np.asarray(document["headline"]["per_deal"][: reproduced.size], dtype=float)
+    return paired_difference(reproduced, stored)
+
+
+def report(item: Reproduction) -> list[str]:
+    """The lines ``sam-eval --reproduce`` prints for one file: its verdict, then a table of what differs."""
+    document, protocol = item.document, item.document["protocol"]
+    played = f"{item.deals:,} of its {protocol['deals']:,} deals" if not item.whole else f"all {item.deals:,} deals"
+    if document["format_version"] == LEGACY_FORMAT_VERSION:
+        played += (
+            " (format 1: its rows keep no per-deal values, so they are compared by their figures)"
+            if item.whole
+            else " (format 1: its rows keep no per-deal values, so a sample compares the headline's)"
+        )
+    track = f"protocol {NAME}, {protocol['players']} players, {protocol['tier']} tier"
+    head = f"{item.path}: {document['candidate']['label']}, {track}, {played}"
+    if item.equal:
+        return [head, "  reproduced: every stored value is equal, and so is the fingerprint"]
+    played_equal = all(d.field.startswith("candidate.fingerprint") for d in item.differences)
+    verdict = (
+        "every value played is equal, but the candidate is not what made the file: its fingerprint differs"
+        if played_equal
+        else f"{len(item.differences)} value(s) differ"
+    )
+    lines = [head, f"  NOT reproduced: {verdict}", "  | field | stored | reproduced |"]
+    lines += [f"  | {d.field} | {_shown(d.stored)} | {_shown(d.reproduced)} |" for d in item.differences[:40]]
+    if len(item.differences) > 40:
+        lines.append(f"  … and {len(item.differences) - 40} more")
+    if item.headline_shift is not None and not played_equal:
+        mean, low, high = item.headline_shift
+        lines.append(
+            f"  headline, reproduced minus stored, paired over the {item.deals:,} deals: "
+            f"{mean:+.4f} X/hand [{low:+.4f}, {high:+.4f}]"
+        )
+    return lines
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    text = str(value)
+    return text if len(text) <= 70 else text[:67] + "..."
