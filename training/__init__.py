@@ -13,7 +13,10 @@ A config's ``trainer:`` key picks one (:mod:`.trainers`); each folder holds its 
 * ``dmc`` (:mod:`.dmc`) — Deep Monte-Carlo, as DouZero trains (``python train.py``'s default recipe): a Q-network
   of (state, move), Monte-Carlo targets;
 * ``dqn`` (:mod:`.dqn`) — Tianshou's masked double DQN on the single-agent view (the ``clients`` extra);
-* ``rollout_advantage`` (:mod:`.rollout_advantage`) — every candidate move played out on copies of the real deal.
+* ``rollout_advantage`` (:mod:`.rollout_advantage`) — every candidate move played out on copies of the real deal;
+* ``nfsp`` (:mod:`.nfsp`) — Neural Fictitious Self-Play, as RLCard ships it: a best response (double DQN) and an
+  average policy (cross-entropy to the best response's moves, from a reservoir) in every seat; the average policy
+  is what it saves.
 
 No trainer imports another's folder (``ray`` runs ``batched``'s own loop); what they share is here:
 

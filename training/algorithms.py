@@ -1,6 +1,6 @@
 """The standard algorithms' table: which trainers it runs, on what budget, and how its rows are written.
 
-One row per algorithm: the project's trainers, Tianshou's DQN and DouZero's Deep Monte-Carlo, each a
+One row per algorithm: the project's trainers, Tianshou's DQN, DouZero's Deep Monte-Carlo and NFSP, each a
 shipped recipe (``train.py --config NAME``) with the overrides that put them on one budget. The
 command line that trains and evaluates them, one run after another, is
 ``benchmarks/algorithms_table.py``; what it measures and how is on docs/standard_algorithms.md.
@@ -49,8 +49,10 @@ ALGORITHMS: dict[str, Algorithm] = {
     "expert": Algorithm("Expert iteration", "expert", {**NO_EVALS, "init_from": None}, 2_000),
     "dqn": Algorithm("DQN (Tianshou)", "dqn", NO_EVALS, 4_000),
     "dmc": Algorithm("Deep Monte-Carlo (DouZero's)", "dmc", NO_EVALS, 1_000_000),
+    "nfsp": Algorithm("NFSP (Heinrich & Silver)", "nfsp", NO_EVALS, 1_000_000),
 }
-"""The algorithms by key: the project's trainers, Tianshou's DQN and DouZero's Deep Monte-Carlo."""
+"""The algorithms by key: the project's trainers, Tianshou's DQN, DouZero's Deep Monte-Carlo and Neural Fictitious
+Self-Play as RLCard ships it."""
 
 
 ABSOLUTE_PATH = re.compile(r"""(?:^|[\s'"=])(/[^\s'"]*)""")
@@ -102,14 +104,16 @@ def figures_of(document: dict[str, Any]) -> dict[str, Any]:
 def read_figures(records: dict[str, dict[str, Any]], root: Path) -> dict[str, dict[str, Any]]:
     """The records with every run's figures read again from its results file (``evaluation.file``, relative to
     ``root`` or absolute; validated by :func:`~sam_env.evaluation.results.read_results`), so that the table
-    shows what the committed files hold, never a copy that could have drifted from them."""
+    shows what the committed files hold, never a copy that could have drifted from them. The runs evaluated before
+    results files kept their per-deal values (format 1) are read as the records they are (``legacy``: their
+    headline recomputed, their rows as written); a later file is checked whole."""
     out = {}
     for key, record in records.items():
         file = record.get("evaluation", {}).get("file")
         if not file:
             raise RuntimeError(f"run {key} names no results file (evaluation.file); evaluate it again")
         path = Path(file) if Path(file).is_absolute() else root / file
-        out[key] = {**record, "evaluation": {**record["evaluation"], **figures_of(read_results(path))}}
+        out[key] = {**record, "evaluation": {**record["evaluation"], **figures_of(read_results(path, legacy=True))}}
     return out
 
 
@@ -227,11 +231,13 @@ def make_runs(
 
 def table(records: dict[str, dict[str, Any]], planned_seeds: int) -> str:
     """The Markdown table: one row per algorithm (in :data:`ALGORITHMS`' order) with the seeds it has, the
-    headline's mean and spread over them, then each seed (``records``' figures as :func:`read_figures` reads them
-    from the results files)."""
+    headline's mean and spread over them, each seed's headline, then the means over its seeds of X/hand against
+    three heuristic seats, learner steps, training minutes and CPU minutes (``records``' figures as
+    :func:`read_figures` reads them from the results files); every header says which columns are such means."""
     lines = [
-        "| algorithm | seeds | headline X/hand, mean ± sd over seeds | per seed [95 % CI] | vs heuristic x3 | "
-        "learner steps | train min | CPU min |",
+        "| algorithm | seeds | headline X/hand, mean ± sd over seeds | per seed [95 % CI] | "
+        "vs heuristic x3, mean over seeds | learner steps, mean over seeds | train min, mean over seeds | "
+        "CPU min, mean over seeds |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for key, algorithm in ALGORITHMS.items():
@@ -259,9 +265,11 @@ def table(records: dict[str, dict[str, Any]], planned_seeds: int) -> str:
     machine = evaluation.get("machine", {})
     cores = f", {machine['cpu_count']} cores" if machine.get("cpu_count") else ""
     note = (
-        f"\n\nBudget {first.get('budget_minutes', 0):g} min of training per run on one core (train min: the run's "
-        f"wall time, start-up included); {planned_seeds} seeds planned per algorithm, each row's own in its "
-        f"seeds column (a row of one seed has no spread); protocol v1, {evaluation.get('tier', '?')} tier, 4 seats; "
+        f"\n\nBudget {first.get('budget_minutes', 0):g} min of training per run on one core (train min: a run's "
+        f"wall time, start-up included; CPU min: its CPU time; both, like the steps and the score against three "
+        f"heuristic seats, averaged over the row's seeds); {planned_seeds} seeds planned per algorithm, each row's "
+        f"own in its seeds column (a row of one seed has no spread); protocol v1, {evaluation.get('tier', '?')} tier, "
+        "4 seats; "
         f"machine: {machine.get('processor') or platform.machine()}{cores}, {platform.system()}. "
         "Written by `benchmarks/algorithms_table.py`."
     )

@@ -14,12 +14,13 @@ from typing import Any
 
 from sam_env.utils.deprecation import warn_deprecated
 
-from . import batched, dmc, dqn, expert, ray_actors, rllib, rollout_advantage, sb3
+from . import batched, dmc, dqn, expert, nfsp, ray_actors, rllib, rollout_advantage, sb3
 from .batched.config import BatchedConfig
 from .config import ConfigError, RunConfig, TrainResult, load_config_data
 from .dmc.config import DMCConfig
 from .dqn.config import DQNConfig
 from .expert.config import ExpertConfig
+from .nfsp.config import NFSPConfig
 from .ray_actors.config import RayConfig
 from .recipes import config_path
 from .rllib.config import RLlibConfig
@@ -47,6 +48,7 @@ TRAINERS: dict[str, Trainer] = {
     "dmc": Trainer(DMCConfig, dmc.train),
     "rollout_advantage": Trainer(RolloutAdvantageConfig, rollout_advantage.train),
     "dqn": Trainer(DQNConfig, dqn.train, resumes=False),
+    "nfsp": Trainer(NFSPConfig, nfsp.train, resumes=False),
 }
 DEFAULT_TRAINER = "batched"
 SAVED_DEFAULT_TRAINER = "sb3"

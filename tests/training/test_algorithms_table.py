@@ -5,14 +5,34 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
 
+from sam_env.apps import evaluate
+from sam_env.evaluation.protocol import NAME as PROTOCOL
 from sam_env.evaluation.results import ResultsError
+from sam_env.training import cli
+from sam_env.training.algorithms import ALGORITHMS, QUIET
+from sam_env.training.run_script import DEFAULT_CONFIG
 from sam_env.training.trainers import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "benchmarks" / "algorithms_table"
+ROW_TRAINERS = {
+    "ppo_selfplay": "batched",
+    "ppo_vs_heuristic": "batched",
+    "sb3": "sb3",
+    "rllib": "rllib",
+    "expert": "expert",
+    "dqn": "dqn",
+    "dmc": "dmc",
+    "nfsp": "nfsp",
+}
+"""The trainer each row of the table is about, as its label says: a recipe that came to train something else under
+its old name (``configs/default.yaml``: batched PPO self-play until it became Deep Monte-Carlo) would make a command
+re-run another algorithm than its row's."""
 
 
 @pytest.fixture(scope="module")
@@ -58,13 +78,57 @@ def test_calibration_uses_the_rate_after_the_warm_up_where_there_is_one(script) 
         script.steps_per_second({"learner_steps_per_second": None})
 
 
-@pytest.mark.parametrize("key", ["ppo_selfplay", "ppo_vs_heuristic", "sb3", "rllib", "expert", "dqn", "dmc"])
+@pytest.mark.parametrize("key", list(ROW_TRAINERS))
 def test_every_algorithm_loads_with_the_tables_overrides(script, key: str) -> None:
     algorithm = script.ALGORITHMS[key]
     overrides = {**script.QUIET, **algorithm.overrides, "name": f"table_{key}", "seed": 2, "total_timesteps": 1000}
     config = load_config(algorithm.config, [f"{k}={'null' if v is None else v}" for k, v in overrides.items()])
     assert config.total_timesteps == 1000 and config.final_eval_deals == 0 and config.torch_threads == 1
     assert getattr(config, "eval_every", 0) == 0 and getattr(config, "init_from", None) is None
+    assert config.trainer == ROW_TRAINERS[key], f"row {key} ({algorithm.label}) trains {config.trainer}"
+
+
+def test_the_rows_are_the_algorithms_whose_trainers_are_known() -> None:
+    assert list(ALGORITHMS) == list(ROW_TRAINERS)
+
+
+def _committed_runs() -> list[str]:
+    return sorted(p.parent.name for p in RESULTS.glob("*/run.json"))
+
+
+@pytest.mark.parametrize("run", _committed_runs())
+def test_every_recorded_command_re_runs_its_row_as_written(run: str) -> None:
+    """Each committed run's training command, parsed by ``train.py``'s own parser and built by its config loader as
+    ``train.py`` builds it, is the row's trainer on the config the table gives that algorithm today (with the run's
+    name, seed and steps); its evaluation command, parsed by ``sam-eval``'s parser, names the protocol, tier and seat
+    count its results file holds, the run's final network and the run's folder."""
+    record = json.loads((RESULTS / run / "run.json").read_text(encoding="utf-8"))
+    key, training = record["algorithm"], record["training"]
+    algorithm = ALGORITHMS[key]
+    words = shlex.split(training["command"])
+    assert words[:2] == ["python", "train.py"], training["command"]
+    parsed = cli.parse_args(words[2:])
+    assert parsed.resume is None and parsed.address is None
+    config = load_config(parsed.config or DEFAULT_CONFIG, parsed.overrides)
+    assert config.trainer == ROW_TRAINERS[key], f"{run}: {training['command']} trains {config.trainer}"
+    assert str(parsed.config) == algorithm.config, (
+        f"{run}: recorded --config {parsed.config}, the table's {algorithm.config}"
+    )
+    steps = max(1, round(record["rate"] * record["budget_minutes"] * 60))
+    table = {**QUIET, **algorithm.overrides, "name": f"table_{key}", "seed": record["seed"], "total_timesteps": steps}
+    table["run_dir"] = "runs/algorithms_table"
+    assert config == load_config(algorithm.config, [f"{k}={json.dumps(v)}" for k, v in table.items()])
+    assert training["run"].startswith(f"{table['run_dir']}/table_{key}__s{record['seed']}__")
+    assert training["policy"] == f"{training['run']}/final"
+
+    words = shlex.split(record["evaluation"]["command"])
+    assert words[0] == "sam-eval"
+    args = evaluate.build_parser().parse_args(words[1:])
+    protocol = json.loads((ROOT / record["evaluation"]["file"]).read_text(encoding="utf-8"))["protocol"]
+    assert args.protocol == PROTOCOL == f"v{protocol['version']}"
+    assert (args.tier or "full") == protocol["tier"] == record["evaluation"]["tier"]
+    assert (args.players or 4) == protocol["players"]
+    assert args.candidates == [training["policy"]] and args.out == Path(f"benchmarks/algorithms_table/{run}")
 
 
 def test_the_tables_figures_are_read_from_each_runs_results_file(script, tmp_path: Path) -> None:
@@ -197,7 +261,7 @@ def test_no_committed_benchmark_file_names_a_machines_folders(script) -> None:
 def test_each_runs_results_file_is_named_after_its_run(script) -> None:
     results = ROOT / "benchmarks" / "algorithms_table"
     records = script.finished_runs(results)
-    assert len(records) == 21
+    assert len(records) >= 21 and {r["algorithm"] for r in records.values()} <= set(script.ALGORITHMS)
     for key, record in records.items():
         file = ROOT / record["evaluation"]["file"]
         assert file.parent == results / key and file.is_file()

@@ -18,6 +18,7 @@ from sam_env.training.config import ConfigError, MaskedPPOConfig, RunConfig
 from sam_env.training.dmc.config import DMCConfig
 from sam_env.training.dqn.config import DQNConfig
 from sam_env.training.expert.config import ExpertConfig
+from sam_env.training.nfsp.config import NFSPConfig
 from sam_env.training.ray_actors.config import RayConfig
 from sam_env.training.rllib.config import RLlibConfig
 from sam_env.training.rollout_advantage.config import RolloutAdvantageConfig
@@ -47,6 +48,7 @@ def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
         "dmc": DMCConfig,
         "dqn": DQNConfig,
         "rollout_advantage": RolloutAdvantageConfig,
+        "nfsp": NFSPConfig,
     }
     shared = {f.name for f in dataclasses.fields(RunConfig)}
     for name, trainer in TRAINERS.items():
