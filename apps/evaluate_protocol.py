@@ -138,7 +138,8 @@ def compare_files(first: Path, second: Path) -> int:
     from sam_env.evaluation.results import ResultsError, paired_headlines, read_results
 
     try:
-        documents = [read_results(first), read_results(second)]
+        # the headline's per-deal values, which a format-1 file keeps and its validation checks, are all that pair
+        documents = [read_results(first, legacy=True), read_results(second, legacy=True)]
         difference = paired_headlines(*documents)
     except ResultsError as err:
         print(f"cannot compare {first} and {second}: {err}")
@@ -159,7 +160,8 @@ def compare_files(first: Path, second: Path) -> int:
 def reproduce_files(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> int:
     """Play every file again and print what differs (:func:`sam_env.evaluation.reproduce.report`); with ``--out``,
     write the reproduced files there. 0 when every value of every file is reproduced."""
-    from sam_env.evaluation.reproduce import report, reproduce
+    from sam_env.evaluation.failures import EvaluationError
+    from sam_env.evaluation.reproduce import report, reproduce_runs
     from sam_env.evaluation.results import ResultsError, write_results
 
     with refusals_reported(parser):
@@ -176,18 +178,24 @@ def reproduce_files(parser: argparse.ArgumentParser, args: argparse.Namespace, a
         if out is not None and deals is not None:
             raise ValueError("--out writes reproduced results files, which need the whole track: drop --deals")
         targets = [] if out is None else [out / path.name for path in args.reproduce]
+        twice = sorted({t.name for t in targets if targets.count(t) > 1})
+        if twice:
+            raise ValueError(f"--out would write two files named {', '.join(twice)}: reproduce them into two folders")
         taken = [str(t) for t in targets if t.exists()]
         if taken:
             raise ValueError(f"results files exist already, and are kept: {', '.join(taken)}; move them or use --out")
-        try:
-            items = reproduce(args.reproduce, deals=deals, workers=args.workers, progress=not args.no_progress)
-        except ResultsError as err:
-            raise ValueError(f"cannot reproduce: {err}") from None
-    for item, target in zip(items, targets or [None] * len(items), strict=True):
-        print("\n".join(report(item)))
-        if target is not None:
-            write_results(target, item.reproduced_document())
-            print(f"  wrote {target}")
+    items = []
+    try:
+        for run in reproduce_runs(args.reproduce, deals=deals, workers=args.workers, progress=not args.no_progress):
+            for item in run:  # each run's files as soon as it ends: a long list keeps what is done
+                print("\n".join(report(item)), flush=True)
+                if out is not None:
+                    target = out / item.path.name
+                    write_results(target, item.reproduced_document())
+                    print(f"  wrote {target}", flush=True)
+            items += run
+    except (ResultsError, ValueError, EvaluationError) as err:  # a file, a candidate or a hand that fails
+        parser.exit(2, f"{parser.prog}: error: cannot reproduce: {err}\n")
     failed = sum(not item.equal for item in items)
     print(f"{len(items) - failed} of {len(items)} file(s) reproduced")
     return 1 if failed else 0

@@ -37,6 +37,8 @@ class BotState:
     in_modules: int = 0
     """Of the arrays, those of a torch module's ``state_dict()``."""
     modules: int = 0
+    values: int = 0
+    """Plain numbers hashed by value (parameters of the bot, of the code's module)."""
     stopped: bool = False
     """The walk met :data:`MAX_OBJECTS` and hashed only what it had found."""
     refused: str | None = None
@@ -44,25 +46,29 @@ class BotState:
 
     @property
     def empty(self) -> bool:
-        return not self.own and self.arrays == 0
+        return not self.own and self.arrays == self.values == 0
 
     def describe(self) -> str:
         """What was hashed, as the end of the fingerprint's ``of`` sentence."""
         refused = f" (its fingerprint() {self.refused})" if self.refused else ""
         if self.own:
             return "the bot's own fingerprint()"
-        if self.arrays == 0:
-            return f"the built bot holds no arrays{refused}"
-        counted = f"{self.arrays} array{'s' * (self.arrays != 1)} ({self.numbers:,} numbers)"
-        torch = ""
-        if self.modules:
-            some = "" if self.in_modules == self.arrays else f", {self.in_modules} of them"
-            torch = f"{some} in {self.modules} torch module{'s' * (self.modules != 1)}"
+        if self.arrays == self.values == 0:
+            return f"the built bot holds no arrays or numbers{refused}"
+        held = []
+        if self.arrays:
+            torch = ""
+            if self.modules:
+                some = "" if self.in_modules == self.arrays else f", {self.in_modules} of them"
+                torch = f"{some} in {self.modules} torch module{'s' * (self.modules != 1)}"
+            held.append(f"{self.arrays} array{'s' * (self.arrays != 1)} ({self.numbers:,} numbers){torch}")
+        if self.values:
+            held.append(f"{self.values} plain number{'s' * (self.values != 1)}")
         stopped = f" (the walk stopped at {MAX_OBJECTS:,} objects)" if self.stopped else ""
-        return f"the state of the built bot: {counted}{torch}{stopped}{refused}"
+        return f"the state of the built bot: {' and '.join(held)}{stopped}{refused}"
 
 
-def bot_state(bot: object) -> BotState:
+def bot_state(bot: object, module: types.ModuleType | None = None) -> BotState:
     """The state of a built bot, hashed: its own ``fingerprint()`` where it (or the object an adapter seats)
     defines one, else its arrays and tensors (see the module docstring)."""
     refused = None
@@ -79,7 +85,11 @@ def bot_state(bot: object) -> BotState:
             value = own.encode() if isinstance(own, str) else own
             return BotState(hashlib.sha256(b"fingerprint()\0" + value).hexdigest(), own=True)
         refused = f"returned {type(own).__name__}, not str or bytes"
-    state = _Walk().run(bot)
+    roots: list[tuple[str, object]] = [("bot", bot)]
+    if module is not None:  # what the bot's code reads from its module: weights loaded at import, a table
+        shared = {name: value for name, value in vars(module).items() if not name.startswith("__")}
+        roots.append((f"module {module.__name__}", shared))
+    state = _Walk().run(roots)
     state.refused = refused
     return state
 
@@ -103,11 +113,15 @@ class _Walk:
     visited: int = 0
     state: BotState = field(default_factory=lambda: BotState(""))
 
-    def run(self, root: object) -> BotState:
+    def run(self, roots: list[tuple[str, object]]) -> BotState:
         torch = sys.modules.get("torch")  # a torch object can only exist if torch is loaded: never import it here
-        stack: list[tuple[str, object, int]] = [("bot", root, 0)]
+        stack: list[tuple[str, object, int]] = [(path, root, 0) for path, root in reversed(roots)]
         while stack:
             path, obj, depth = stack.pop()
+            if isinstance(obj, NUMBERS):  # a parameter of the bot: hashed by its value, wherever it sits
+                self.entries.append((path, type(obj).__name__, repr(obj)))
+                self.state.values += 1
+                continue
             if id(obj) in self.seen or depth > MAX_DEPTH or _not_followed(obj, torch):
                 continue
             self.seen.add(id(obj))
@@ -162,11 +176,17 @@ class _Walk:
         self.state.modules += found > 0
 
 
+NUMBERS = (bool, int, float, complex, np.generic)
+"""Plain numbers: hashed by value (a tuned parameter, a threshold), unlike strings, which name paths and labels
+that differ between two machines running one bot."""
+
+
 def _not_followed(obj: object, torch: types.ModuleType | None) -> bool:
-    """Modules, classes, functions, plain values and random generators: not part of a bot's hashed state."""
-    if obj is None or isinstance(obj, (str, bytes, bytearray, int, float, complex, bool, range, np.generic)):
+    """Modules, classes, strings and random generators: not part of a bot's hashed state (a function is followed
+    into its closure only)."""
+    if obj is None or isinstance(obj, (str, bytes, bytearray, range)):
         return True
-    if isinstance(obj, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.CodeType)):
+    if isinstance(obj, (types.ModuleType, type, types.BuiltinFunctionType, types.CodeType)):
         return True
     if isinstance(obj, (random.Random, np.random.Generator, np.random.RandomState, np.random.BitGenerator)):
         return True
@@ -184,6 +204,10 @@ def _references(path: str, obj: object) -> list[tuple[str, object]]:
         return [(f"{path}.__self__", obj.__self__)]
     if isinstance(obj, functools.partial):
         return [(f"{path}.args", obj.args), (f"{path}.keywords", obj.keywords)]
+    if isinstance(obj, types.FunctionType):  # what it closes over; its module's values come in as a root
+        cells = obj.__closure__ or ()
+        names = obj.__code__.co_freevars
+        return [(f"{path}.<{name}>", cell.cell_contents) for name, cell in zip(names, cells, strict=False)]
     try:
         attributes = vars(obj)
     except TypeError:  # no __dict__: slots only, or a value of C code

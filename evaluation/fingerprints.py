@@ -10,23 +10,25 @@ Two results files of one name may be two different bots; the fingerprint tells t
   given in place of a spec (a class, a factory, an instance; pickled for workers or not): its source files and
   the state of the bot built from it, each hashed, and the SHA-256 taken over the two hashes.
 
-The source files of code of your own: the file that defines the bot, and the modules loaded from the same folder
-(or from packages in it) when the fingerprint is taken — what the file imports from beside it, so that a bot split
-over several files is covered (and so is whatever else this process loaded from that folder). A module in a folder
-of installed packages (site-packages, the standard library) counts alone; sam-env's own modules count only for a
-bot of sam-env's (otherwise the package version, which the results file records, fixes them); a script run as
-``__main__`` and another bot file named by a spec (a candidate of its own) do not count unless they define the bot.
+The source files of code of your own: the file that defines the bot, and the files of its folder (or of packages in
+it) that it imports, directly or through each other — read from their ``import`` statements, not from what a process
+happens to have loaded, so one bot gives one fingerprint in any process — so that a bot split over several files is
+covered; a module spec's package ``__init__.py`` too. A module in a folder of installed packages (site-packages, the
+standard library) counts alone; a bot of sam-env's own given by a module spec counts as its registry name does (its
+file, or its subpackage's folder; the package version, which the results file records, fixes the rest).
 
 Its state: the bot is built as the evaluation builds it (:func:`~sam_env.agents.registry.load_bot`, seed 0, the
 table's rules) — so a bot whose construction is slow is built once more, and an instance that was played in this
 process is hashed as it is now. If the bot, or the object its adapter seats (``ActBot.wrapped``,
 ``PolicyBot.policy``), defines ``fingerprint()`` returning a str or bytes, that is hashed: a bot whose moves
-depend on what it does not hold as arrays (weights on a server, a table in a database) says so there. Otherwise
-every numpy array and torch tensor reachable from the bot — through attributes, slots, lists, tuples and dicts, a
-``torch.nn.Module`` through its ``state_dict()`` — is hashed by its path, dtype, shape and bytes, in path order.
-The walk does not enter modules, classes, functions or random generators (an evaluation reseeds generators every
-hand), does not hash numbers or strings (a path or a label differs between two machines that run one bot), and is
-bounded in depth and in objects. torch is never imported here: a torch object exists only if torch is loaded.
+depend on what it does not hold (weights on a server, a table in a database) says so there. Otherwise every numpy
+array and torch tensor reachable from the bot and from the module-level values of the code that defines it (weights
+a function policy reads from its module) — through attributes, slots, lists, tuples, dicts and a function's closure,
+a ``torch.nn.Module`` through its ``state_dict()`` — is hashed by its path, dtype, shape and bytes, and every plain
+number (a tuned parameter) by its path and value, in path order. The walk does not enter modules, classes or random
+generators (an evaluation reseeds generators every hand), does not hash strings (a path or a label differs between
+two machines that run one bot), and is bounded in depth and in objects. torch is never imported here: a torch
+object exists only if torch is loaded.
 
 Code a bot imports from elsewhere is not covered; the results file also records the package version, which
 fixes sam-env's own code.
@@ -34,6 +36,7 @@ fixes sam-env's own code.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import functools
 import hashlib
@@ -44,6 +47,7 @@ import random
 import site
 import sys
 import sysconfig
+import types
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from sam_env.agents.bot_objects import ActBot, PickledBot, PolicyBot
-from sam_env.agents.code_specs import CODE_SPEC, FILE_MODULE_PREFIX, is_code_spec
+from sam_env.agents.code_specs import CODE_SPEC, is_code_spec
 from sam_env.agents.networks.catalogue import SHIPPED_DIR, entry, is_shipped, resolve
 from sam_env.agents.networks.format import checkpoint_files, is_checkpoint_path
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
@@ -66,9 +70,6 @@ from .bot_state import BotState, bot_state
 
 AGENTS_DIR = SHIPPED_DIR.parents[1]
 """The bots' folder, ``agents/``: a rule bot in a subpackage of it is hashed with its whole folder."""
-
-SCRIPTS = ("__main__", "__mp_main__")
-"""The module names of a script run directly (and in a worker process): not part of a bot beside it."""
 
 
 def files_sha256(paths: Iterable[Path], root: Path) -> str:
@@ -128,7 +129,11 @@ def fingerprint(spec: object, rules: RuleConfig) -> dict[str, Any]:
     if isinstance(spec, str) and spec in FACTORIES:
         if is_shipped(spec) or spec == SearchBot.name:
             network = resolve("ppo" if spec == SearchBot.name else spec, rules.n_players).name
-            search = " (with search at decision time: sam_env.agents.search)" if spec == SearchBot.name else ""
+            search = (
+                " (its search's code, sam_env.agents.search, is fixed by the package version)"
+                if spec == SearchBot.name
+                else ""
+            )
             loads = "" if spec in (network, SearchBot.name) else f", what {spec!r} loads at {rules.n_players} seats"
             return {
                 "kind": "network",
@@ -151,11 +156,23 @@ def code_fingerprint(spec: object, rules: RuleConfig) -> dict[str, Any]:
     """The fingerprint of a code spec or an object: its source files and the state of the bot built from it."""
     bot, failure = _built(spec, rules)
     source = _source_files(spec, bot)
-    state = None if bot is None else bot_state(bot)
+    state = None if bot is None else bot_state(bot, _code_module(spec, bot))
     parts = [source.sha256 if source else None, state.sha256 if state else None]
     sha256 = None if parts == [None, None] or (state and state.empty and not source) else _joined(parts)
     kind = "rule bot" if source and source.of_sam_env and not isinstance(spec, str) else "code"
     return {"kind": kind, "sha256": sha256, "of": _coverage(spec, source, state, failure)}
+
+
+def _code_module(spec: object, bot: object) -> types.ModuleType | None:
+    """The module that defines the bot, when it is code of one's own (not sam-env's, not an installed package): its
+    module-level values are part of what plays (weights loaded at import, read by a function policy)."""
+    target = _defining(bot if isinstance(spec, str) else spec, bot)
+    name = getattr(target, "__module__", None) or ""
+    module = sys.modules.get(name)
+    file = getattr(module, "__file__", None)
+    if module is None or _is_sam_env(name) or not file or _is_installation_folder(Path(file).resolve().parent):
+        return None
+    return module
 
 
 def _built(spec: object, rules: RuleConfig) -> tuple[object | None, str | None]:
@@ -259,23 +276,73 @@ def _is_sam_env(module: str) -> bool:
 
 
 def _beside(path: Path, own_sam_env: bool, module: str | None = None) -> SourceFiles:
-    """``path`` and the modules loaded from its folder or from packages in it (see the module docstring);
-    ``module``: a module spec's module, named in the description."""
+    """``path`` and the files of its folder it imports, directly or through each other (see the module docstring);
+    ``module``: a module spec's module, named in the description. Read from the source (:func:`imported_files`),
+    not from what this process happens to have loaded, so the same code gives the same files in any process."""
     folder = path.parent
     if _is_installation_folder(folder):
         return SourceFiles(path, (), folder, module, own_sam_env)
-    others = set()
-    for name, loaded in list(sys.modules.items()):
-        file = getattr(loaded, "__file__", None)
-        if not isinstance(file, str) or name in SCRIPTS or name.startswith(FILE_MODULE_PREFIX):
-            continue  # a script, or another bot file named by a spec: a candidate of its own, not an import
-        if _is_sam_env(name) and not own_sam_env:
-            continue
-        other = Path(file).resolve()
-        if other != path and _in_folder_or_its_packages(other, folder) and other.is_file():
-            others.add(other)
-    ordered = tuple(sorted(others, key=lambda p: p.relative_to(folder).as_posix()))
+    if own_sam_env:  # sam-env's own bot: its file, or its subpackage's folder, as a registry name is hashed
+        others = set(folder.glob("*.py")) if folder.parent == AGENTS_DIR and folder != AGENTS_DIR else set()
+    else:
+        roots = [folder]
+        if module:  # a module's absolute imports resolve from the folder its top package lies in
+            roots.append(path.parents[len(module.split(".")) - 1])
+            others = {folder / "__init__.py"} if (folder / "__init__.py").is_file() else set()
+        else:
+            others = set()
+        others |= imported_files(path, folder, roots)
+    ordered = tuple(sorted(others - {path}, key=lambda p: p.relative_to(folder).as_posix()))
     return SourceFiles(path, ordered, folder, module, own_sam_env)
+
+
+def imported_files(path: Path, folder: Path, roots: list[Path]) -> set[Path]:
+    """The Python files in ``folder`` (or its packages) that ``path`` imports, and those they import, found by
+    reading their ``import`` statements (absolute ones resolved from each of ``roots``, relative ones from the
+    importing file's package); a file that does not parse imports nothing here."""
+    found: set[Path] = set()
+    todo = [path]
+    while todo:
+        current = todo.pop()
+        try:
+            tree = ast.parse(current.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            for candidate in _import_targets(node, current, roots):
+                resolved = candidate.resolve()
+                if resolved not in found and resolved.is_file() and _in_folder_or_its_packages(resolved, folder):
+                    found.add(resolved)
+                    todo.append(resolved)
+    return found
+
+
+def _import_targets(node: ast.AST, file: Path, roots: list[Path]) -> list[Path]:
+    """The files an import statement may load: each named module as ``name.py`` or ``name/__init__.py``, with the
+    packages on its way (``from m import x``: ``x`` as a submodule of ``m`` too)."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+        bases = roots
+    elif isinstance(node, ast.ImportFrom):
+        module = node.module or ""
+        names = [f"{module}.{alias.name}".strip(".") for alias in node.names] + ([module] if module else [])
+        if node.level:
+            base = file.parent
+            for _ in range(node.level - 1):
+                base = base.parent
+            bases = [base]
+        else:
+            bases = roots
+    else:
+        return []
+    targets = []
+    for base in bases:
+        for name in names:
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):
+                stem = base.joinpath(*parts[:i])
+                targets += [stem.with_suffix(".py"), stem / "__init__.py"]
+    return targets
 
 
 def _in_folder_or_its_packages(file: Path, folder: Path) -> bool:

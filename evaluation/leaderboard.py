@@ -24,7 +24,7 @@ from typing import Any
 
 from .protocol import NAME, TIERS
 from .report import read_section, write_section
-from .results import SUFFIX, ResultsError, read_results
+from .results import LEGACY_FORMAT_VERSION, SUFFIX, ResultsError, read_results
 
 FOLDER = Path("leaderboard")
 """The folder of committed results files, relative to the repository's top."""
@@ -58,17 +58,24 @@ class Entry:
         return float(self.document["headline"]["score"])
 
     @property
+    def legacy(self) -> bool:
+        """A format-1 file (sam-env 0.3): its headline is checked against its per-deal values, its rows are as
+        written (:mod:`.results`); the page marks it until it is played again."""
+        return self.document["format_version"] == LEGACY_FORMAT_VERSION
+
+    @property
     def anchor(self) -> str:
         """The id of its details on the page: its file name without the suffix, ``.`` as ``-``."""
         return self.name.removesuffix(SUFFIX).replace(".", "-").lower()
 
 
 def read_entries(folder: Path = FOLDER) -> list[Entry]:
-    """Every results file in ``folder``, validated, by file name; :class:`ResultsError` naming the file."""
+    """Every results file in ``folder``, validated (a format-1 file as the record it is: ``legacy``), by file name;
+    :class:`ResultsError` naming the file."""
     entries = []
     for path in sorted(folder.glob(f"*{SUFFIX}")):
         try:
-            entries.append(Entry(path.name, read_results(path)))
+            entries.append(Entry(path.name, read_results(path, legacy=True)))
         except ResultsError as err:
             raise ResultsError(err.field, f"{path}: {err}") from None
     return entries
@@ -102,7 +109,8 @@ def _summary_table(entries: list[Entry]) -> list[str]:
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if h != "candidate" else "---" for h in head) + "|"]
     for rank, entry in enumerate(sorted(entries, key=lambda e: (-e.score, e.label)), start=1):
         h = entry.document["headline"]
-        cells = [str(rank), f"`{entry.label}`", _x(h["score"]), _interval(h["ci_low"], h["ci_high"])]
+        label = f"`{entry.label}`" + (f" {LEGACY_MARK}" if entry.legacy else "")
+        cells = [str(rank), label, _x(h["score"]), _interval(h["ci_low"], h["ci_high"])]
         if search:
             cells += [_x(entry.document["rows"][0]["x_per_hand"])]  # the search tier's one row: ppo_search
         else:
@@ -113,6 +121,15 @@ def _summary_table(entries: list[Entry]) -> list[str]:
         cells += [str(entry.document["protocol"]["deals"]), f"[details](#{entry.anchor})"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+LEGACY_MARK = "(format 1)"
+LEGACY_NOTE = (
+    f"{LEGACY_MARK}: a file of sam-env 0.3 (format 1), not yet played again: its headline is recomputed from the "
+    "per-deal values it keeps, but its rows keep none, so `sam-eval --validate` cannot hold them and refuses it; "
+    "`sam-eval --reproduce FILE --out DIR` plays it again in format 2."
+)
+"""How the page marks a format-1 entry, and what the mark means."""
 
 
 def _details(entry: Entry) -> list[str]:
@@ -128,7 +145,8 @@ def _details(entry: Entry) -> list[str]:
         f"- command: `{d['command']}`",
         f"- candidate: `{d['candidate']['spec']}`; fingerprint ({fp['kind']}): "
         + (f"`{fp['sha256'][:16]}…`, SHA-256 of {fp['of']}" if fp["sha256"] else fp["of"]),
-        f"- sam-env {d['package']['version']}, environment {d['environment']['name']}, "
+        f"- sam-env {d['package']['version']}, results format {d['format_version']}, environment "
+        f"{d['environment']['name']}, "
         f"deal set `{d['protocol']['deal_set_sha256'][:16]}…`",
         f"- {d['wall_time_s']:.0f} s wall{cpu}{shared} with {m['workers']} worker(s) on {m['cpu_count']} × "
         f"{m['processor']}" + (f", load average {load[0]:.2f} → {load[1]:.2f}" if load else "") + f"; {d['created']}",
@@ -166,6 +184,7 @@ def render(entries: Sequence[Entry]) -> str:
             "",
             *_summary_table(group),
             "",
+            *([LEGACY_NOTE, ""] if any(e.legacy for e in group) else []),
         ]
     lines += ["### Details of every entry", ""]
     for entry in sorted(entries, key=lambda e: (e.players, order.index(e.tier), -e.score, e.label)):

@@ -119,24 +119,35 @@ def groups(reproductions: Sequence[Reproduction]) -> Iterator[list[Reproduction]
 def reproduce(
     paths: Sequence[str | os.PathLike], deals: int | None = None, workers: int | None = None, progress: bool = True
 ) -> list[Reproduction]:
-    """Play every file's track again (``deals``: only its first deals) and compare; one :class:`Reproduction` each.
+    """Play every file's track again (``deals``: only its first deals) and compare; one :class:`Reproduction` each,
+    in the order of ``paths``."""
+    done = {id(item): item for run in reproduce_runs(paths, deals, workers, progress) for item in run}
+    return sorted(done.values(), key=lambda item: [str(p) for p in paths].index(str(item.path)))
 
-    Raises :class:`~.results.ResultsError` for a file that is not a valid results file and ``ValueError``
-    (before any hand) for a candidate that cannot be rebuilt or cannot play the table."""
+
+def reproduce_runs(
+    paths: Sequence[str | os.PathLike], deals: int | None = None, workers: int | None = None, progress: bool = True
+) -> Iterator[list[Reproduction]]:
+    """:func:`reproduce`, one run at a time: the files of each run, compared, as soon as it ends.
+
+    Every file is read and every candidate's spec checked before the first hand: :class:`~.results.ResultsError`
+    for a file that is not a valid results file, ``ValueError`` for a candidate that cannot be rebuilt here (one that
+    cannot play its table is refused before its run's first hand)."""
     items = read_files(paths)
+    specs = {id(item): rebuildable_spec(item) for item in items}
     for run in groups(items):
         protocol = run[0].document["protocol"]
         track = Track(protocol["players"], protocol["tier"])
         played = track.deals if deals is None else min(deals, track.deals)
-        specs = [rebuildable_spec(item) for item in run]
         labels = [item.document["candidate"]["label"] for item in run]
-        all_scores = run_track(track, specs, workers=workers, progress=progress, labels=labels, deals=played)
-        for item, spec, scores in zip(run, specs, all_scores, strict=True):
+        run_specs = [specs[id(item)] for item in run]
+        all_scores = run_track(track, run_specs, workers=workers, progress=progress, labels=labels, deals=played)
+        for item, spec, scores in zip(run, run_specs, all_scores, strict=True):
             item.deals, item.scores = played, scores
             today = fingerprint(spec, track.rules)
             item.differences = [*fingerprint_differences(item.document, today), *compare(item.document, scores)]
             item.headline_shift = None if item.equal else headline_shift(item.document, scores)
-    return items
+        yield run
 
 
 def rebuildable_spec(item: Reproduction) -> str:
@@ -156,11 +167,12 @@ def rebuildable_spec(item: Reproduction) -> str:
 
 
 def fingerprint_differences(document: dict[str, Any], today: dict[str, Any]) -> list[Difference]:
-    """The fingerprint's hash, kind and coverage today beside the file's, where they differ."""
+    """The fingerprint's hash and kind today beside the file's, where they differ. Its ``of`` sentence is a
+    description, whose wording may change between versions while the hash does not: not compared."""
     stored = document["candidate"]["fingerprint"]
     return [
         Difference(f"candidate.fingerprint.{key}", stored[key], today[key])
-        for key in ("sha256", "kind", "of")
+        for key in ("sha256", "kind")
         if stored[key] != today[key]
     ]
 
@@ -235,8 +247,13 @@ def report(item: Reproduction) -> list[str]:
         )
     track = f"protocol {NAME}, {protocol['players']} players, {protocol['tier']} tier"
     head = f"{item.path}: {document['candidate']['label']}, {track}, {played}"
-    if item.equal:
+    if item.equal and item.whole:
         return [head, "  reproduced: every stored value is equal, and so is the fingerprint"]
+    if item.equal:
+        return [
+            head,
+            f"  reproduced on the sample: the values of its {item.deals:,} deals are equal, and so is the fingerprint",
+        ]
     played_equal = all(d.field.startswith("candidate.fingerprint") for d in item.differences)
     verdict = (
         "every value played is equal, but the candidate is not what made the file: its fingerprint differs"

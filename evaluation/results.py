@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from sam_env.aec_env import raw_env
-from sam_env.encoding import ENCODING_VERSION
+from sam_env.encoding import ENCODING_VERSION, ENCODING_VERSIONS
 
 from .fingerprints import fingerprint
 from .matches import Match
@@ -276,9 +276,14 @@ def check_protocol(document: dict[str, Any]) -> Track:
             raise ResultsError(
                 f"protocol.{key}", f"is {protocol[key]!r}; protocol {NAME}'s {_name(track)} has {value!r}"
             )
+    encoding = document["environment"]["encoding_version"]
+    if encoding not in ENCODING_VERSIONS:
+        raise ResultsError(
+            "environment.encoding_version", f"is {encoding!r}; this sam-env's encodings are {list(ENCODING_VERSIONS)}"
+        )
     rules = rules_for(track.players).to_dict()
     for key, value in rules.items():
-        if document["rules"].get(key, "(missing)") != value:
+        if json.dumps(document["rules"].get(key, "(missing)")) != json.dumps(value):  # 1 is not true, 3.0 not 3
             raise ResultsError(
                 f"rules.{key}", f"is {document['rules'].get(key, '(missing)')!r}; protocol {NAME} plays {value!r}"
             )

@@ -168,12 +168,23 @@ def create_app(
         return JSONResponse(await run_in_threadpool(hand_frames, record))
 
     async def leaderboard(request: Request) -> Response:
+        # Every file is checked on its own: one that does not validate (an edited or a format-1 results file) is
+        # refused beside the others, with why, and the request fails only when no file is left to show.
         body = await run_in_threadpool(parse, Leaderboard, await read_body(request, LARGE_BODY))
-        boards = [await run_in_threadpool(summary_from_path, serve, p) for p in body.paths]
-        for upload in body.files:
-            board = await run_in_threadpool(parse_summary, upload.text, upload.name or "upload")
-            boards.append(board | {"plots": []})
-        return JSONResponse({"boards": boards})
+        boards, refused = [], []
+        readers = [(p, lambda p=p: summary_from_path(serve, p)) for p in body.paths]
+        readers += [
+            (u.name or "upload", lambda u=u: parse_summary(u.text, u.name or "upload") | {"plots": []})
+            for u in body.files
+        ]
+        for source, read in readers:
+            try:
+                boards.append(await run_in_threadpool(read))
+            except BadRequest as err:
+                refused.append({"source": source, "error": str(err)})
+        if refused and not boards:
+            raise BadRequest("; ".join(r["error"] for r in refused))
+        return JSONResponse({"boards": boards, "refused": refused})
 
     async def image(request: Request) -> Response:
         relative = request.path_params["path"]

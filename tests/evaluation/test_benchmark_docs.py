@@ -37,5 +37,8 @@ def test_the_pages_ten_lines_give_a_validated_results_file_and_a_leaderboard_row
             assert ": valid protocol v1 result: my_agent.py:MyBot, 2 players, quick tier" in done.stdout
     entries = {e.label: e for e in read_entries(tmp_path / "leaderboard")}
     mine = entries["my_agent.py:MyBot"].document
-    assert mine["candidate"]["fingerprint"]["of"] == "the source file my_agent.py; the built bot holds no arrays"
+    assert (
+        mine["candidate"]["fingerprint"]["of"]
+        == "the source file my_agent.py; the built bot holds no arrays or numbers"
+    )
     assert page_differs(tmp_path / "leaderboard", tmp_path / "docs" / "leaderboard.md") is None

@@ -107,7 +107,8 @@ def test_a_module_spec_covers_the_modules_of_its_package_that_are_loaded(folder:
     )
     first = fingerprint("fp_package.bots:Agent", RULES)
     assert first["of"] == (
-        "the source file bots.py of module fp_package.bots (and __init__.py, rules.py); the built bot holds no arrays"
+        "the source file bots.py of module fp_package.bots (and __init__.py, rules.py); "
+        "the built bot holds no arrays or numbers"
     )
     (package / "unused.py").write_text("NOTHING = 1\n", encoding="utf-8")  # not imported: not covered
     assert fingerprint("fp_package.bots:Agent", RULES) == first
@@ -183,6 +184,7 @@ def test_a_batched_torch_policy_is_covered_by_the_weights_file_it_loads(folder: 
     assert (
         first["of"]
         == f"the source file policy.py and the state of the built bot: 2 arrays ({numbers:,} numbers) in 1 torch module"
+        " and 4 plain numbers"  # the modules' own: Linear's in and out features, and both modules' training flags
     )
     assert fingerprint(spec, RULES) == first
     with torch.no_grad():
@@ -257,3 +259,46 @@ def test_rule_bots_and_networks_keep_their_fingerprints() -> None:
         "of": "the source file greedy_bot.py",
     }
     assert fingerprint("ppo", RULES)["kind"] == "network"
+
+
+def test_a_fingerprint_reads_the_imports_not_what_the_process_loaded(folder: Path) -> None:
+    """The same bot gives the same fingerprint whatever else this process imported from its folder; a helper it
+    imports (through another helper) counts, one it does not import does not."""
+    (folder / "fp_closure.py").write_text(
+        "import fp_middle\n\nclass Bot:\n    def act(self, o, v):\n        return fp_middle.pick(o)\n", encoding="utf-8"
+    )
+    (folder / "fp_middle.py").write_text("from fp_leaf import pick\n", encoding="utf-8")
+    (folder / "fp_leaf.py").write_text(
+        "import numpy as np\n\ndef pick(o):\n    return int(np.flatnonzero(o['action_mask'])[0])\n", encoding="utf-8"
+    )
+    (folder / "fp_unrelated.py").write_text("X = 1\n", encoding="utf-8")
+    spec = f"{folder / 'fp_closure.py'}:Bot"
+    first = fingerprint(spec, RULES)
+    assert first["of"].startswith("the source file fp_closure.py (and fp_leaf.py, fp_middle.py)")
+    load_file_module(folder / "fp_unrelated.py")  # loaded in this process, imported by no file of the bot
+    assert fingerprint(spec, RULES) == first
+    (folder / "fp_leaf.py").write_text("def pick(o):\n    return 0\n", encoding="utf-8")
+    assert fingerprint(spec, RULES)["sha256"] != first["sha256"]
+
+
+def test_a_function_policy_is_covered_by_the_module_values_it_reads_and_by_its_parameters(folder: Path) -> None:
+    """A batched policy that is a function reading weights loaded at import, and a bot holding its tuned parameters
+    as plain numbers: both change fingerprint when those change."""
+    np.save(folder / "fp_w.npy", np.arange(4.0))
+    code = (
+        "import numpy as np\nfrom pathlib import Path\nW = np.load(Path(__file__).parent / 'fp_w.npy')\n\n"
+        "def policy(observations, masks):\n    return masks.argmax(axis=1)\n"
+    )
+    (folder / "fp_function.py").write_text(code, encoding="utf-8")
+    first = fingerprint(f"{folder / 'fp_function.py'}:policy", RULES)
+    for name in [n for n in sys.modules if "fp_function" in n]:
+        del sys.modules[name]  # the file is loaded again, with the new weights
+    np.save(folder / "fp_w.npy", np.arange(4.0) + 1)
+    assert fingerprint(f"{folder / 'fp_function.py'}:policy", RULES)["sha256"] != first["sha256"]
+    bot = (
+        "class Tuned:\n    def __init__(self):\n        self.params = {'threshold': THRESHOLD}\n"
+        "    def act(self, o, v):\n        return int(o['action_mask'].argmax())\n"
+    )
+    (folder / "fp_tuned.py").write_text("THRESHOLD = 0.5\n" + bot, encoding="utf-8")
+    tuned = fingerprint(f"{folder / 'fp_tuned.py'}:Tuned", RULES)
+    assert "plain number" in tuned["of"]

@@ -226,3 +226,17 @@ def test_reproduce_refuses_what_the_file_fixes(
         evaluate.main([*argv, "--no-progress"])
     assert exited.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_what_the_schema_and_the_protocol_pin_outside_the_figures_is_refused_too(greedy_file: Path) -> None:
+    document = read_results(greedy_file)
+    cases = [
+        ("environment.encoding_version", ["environment", "encoding_version"], 99),
+        ("machine", ["machine", "score"], 1.0),
+        ("rules.allow_sam", ["rules", "allow_sam"], 1),  # JSON's 1 is not true
+        ("rules.n_players", ["rules", "n_players"], 3.0),
+    ]
+    for field, path, value in cases:
+        with pytest.raises(ResultsError) as refused:
+            validate(edited(document, path, value))
+        assert refused.value.field == field, str(refused.value)

@@ -37,8 +37,8 @@ export async function setupLeaderboard() {
 
 async function show(body) {
   try {
-    const {boards} = await api("/api/leaderboard", body);
-    showMessage($("board-message"), "");
+    const {boards, refused} = await api("/api/leaderboard", body);
+    showMessage($("board-message"), refused.map((r) => `not shown: ${r.error}`).join("\n"));
     $("board").hidden = false;
     const headlines = boards.filter((b) => b.headline).map((b) => b.headline);
     $("headline-scores").hidden = !headlines.length;
