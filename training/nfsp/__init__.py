@@ -6,7 +6,8 @@ on a Q-network) with chance η (``anticipatory_param``, 0.1), else its *average 
 double DQN from every decision's transition; the average policy learns, by cross-entropy, to play the moves the
 best responses played, drawn from a reservoir that keeps a uniform sample of all of them — so it tends to the
 average of the best responses of the whole run, which in two-player zero-sum games approaches a Nash equilibrium.
-The average policy is what is saved, evaluated and played, as RLCard evaluates NFSP.
+The average policy is what is saved and evaluated, as RLCard evaluates NFSP; where RLCard samples its moves, the
+bot that plays it here (as every policy network in protocol v1) plays its most probable legal move.
 
 * :mod:`.config` — :class:`~.config.NFSPConfig`, the fields this trainer reads;
 * :mod:`.run` — :func:`train`, the entry point ``train.py`` calls, and the checkpoints;
