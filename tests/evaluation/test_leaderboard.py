@@ -72,7 +72,7 @@ def test_a_tampered_file_stops_the_page_with_the_file_and_field_named(tmp_path: 
     target.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(ResultsError, match=re.escape(target.name)) as refused:
         read_entries(tmp_path / "leaderboard")
-    assert refused.value.field == "headline.score"
+    assert refused.value.field == "rows[1].x_per_hand"  # recomputed from the row's per-deal values (format 2)
 
 
 def test_an_empty_folder_says_so() -> None:

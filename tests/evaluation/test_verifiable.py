@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sam_env.apps import evaluate
@@ -240,3 +241,27 @@ def test_what_the_schema_and_the_protocol_pin_outside_the_figures_is_refused_too
         with pytest.raises(ResultsError) as refused:
             validate(edited(document, path, value))
         assert refused.value.field == field, str(refused.value)
+
+
+GREEDY = ROOT / "leaderboard" / "greedy.v1-2p-quick.results.json"
+
+
+def test_the_committed_greedy_file_refuses_any_edited_number_by_name() -> None:
+    """The issue's check on a committed file: any one stored number edited (a sample of 300 of them, every kind) is
+    refused, and a figure is named itself."""
+    document = read_results(GREEDY)
+    numbers = list(stored_numbers(document))
+    picks = np.random.default_rng(43).choice(len(numbers), size=300, replace=False)
+    figures = [n for n in numbers if "per_deal" not in n[0]]  # and every figure, not only a sample
+    for field, path, value in [numbers[i] for i in picks] + figures:
+        with pytest.raises(ResultsError) as refused:
+            validate(edited(document, path, value + (1 if isinstance(value, int) else 0.01)))
+        if "per_deal" not in field:
+            assert refused.value.field == field, (field, str(refused.value))
+
+
+def test_the_committed_greedy_file_reproduces_on_its_first_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    assert evaluate.main(["--reproduce", str(GREEDY), "--deals", "3", "--workers", "1", "--no-progress"]) == 0
+    assert "reproduced on the sample: the values of its 3 deals are equal, and so is the fingerprint" in (
+        capsys.readouterr().out
+    )
