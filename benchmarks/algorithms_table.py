@@ -1,6 +1,6 @@
 """The standard algorithms' table: every trainer on one budget, several seeds, each final network under protocol v1.
 
-    python benchmarks/algorithms_table.py                 # the table: 7 algorithms x 3 seeds x 15 min, quick tier
+    python benchmarks/algorithms_table.py                 # the table: 8 algorithms x 3 seeds x 15 min, quick tier
     python benchmarks/algorithms_table.py --algorithms dmc dqn --seeds 1 --budget-minutes 0.2 --page /tmp/t.md
 
 **The budget.** Every run trains for the same wall time on one core (``--budget-minutes``, default 15, with
