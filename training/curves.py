@@ -42,6 +42,21 @@ def plot_learning_curve(run_dir: Path, out: Path, title: str, final: FinalEvalua
     return True
 
 
+PANELS: tuple[tuple[str, str], ...] = (
+    ("charts/money_per_hand", "training money per hand (X, mixed opponents)"),
+    ("train/entropy_loss", "entropy loss (−entropy)"),
+    ("train/value_loss", "value loss"),
+    ("train/loss", "loss: squared error of the move values"),
+    ("train/target_mean_abs", "mean |target|: the money a decision led to (scaled)"),
+    ("train/rl_loss", "best response's loss (double DQN)"),
+    ("train/sl_loss", "average policy's loss (cross-entropy)"),
+    ("charts/sam_declared_per_hand", "Sâm declared per hand"),
+)
+"""The panels beside the evaluation, in order of preference: the first three a run logged (each trainer logs its
+own: PPO's money and losses, Deep Monte-Carlo's loss and targets, NFSP's two losses); a panel with nothing to show is
+left blank."""
+
+
 def learning_curve_figure(run_dir: Path, title: str, final: FinalEvaluation | None = None) -> Any | None:
     """The figure :func:`plot_learning_curve` saves (a matplotlib ``Figure``), or None without events."""
     import matplotlib.pyplot as plt
@@ -94,12 +109,8 @@ def learning_curve_figure(run_dir: Path, title: str, final: FinalEvaluation | No
             ax.text(0.02, 0.03, "off the scale: " + ", ".join(hidden), transform=ax.transAxes, fontsize=8)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_title("duplicate evaluation vs heuristic x3 (X/hand)")
-    panels = (
-        (axes[0, 1], "charts/money_per_hand", "training money per hand (X, mixed opponents)"),
-        (axes[1, 0], "train/entropy_loss", "entropy loss (−entropy)"),
-        (axes[1, 1], "train/value_loss", "value loss"),
-    )
-    for ax, tag, name in panels:
+    shown = [(tag, name) for tag, name in PANELS if tag in tags][:3]
+    for ax, (tag, name) in zip((axes[0, 1], axes[1, 0], axes[1, 1]), shown, strict=False):
         steps, values = series(tag)
         if steps.size:
             ax.plot(steps, values, linewidth=0.8, alpha=0.5, color="tab:gray")

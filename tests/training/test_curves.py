@@ -61,3 +61,23 @@ def test_a_run_without_events_draws_nothing(tmp_path: Path) -> None:
     assert learning_curve_figure(tmp_path, "run") is None
     assert not plot_learning_curve(tmp_path, tmp_path / "curve.png", "run")
     assert not (tmp_path / "curve.png").exists()
+
+
+def test_the_panels_are_those_the_trainer_logged(tmp_path: Path) -> None:
+    """Deep Monte-Carlo (the README's run) logs no PPO losses: its own loss and targets fill the panels."""
+    logger = configure(str(tmp_path), ["tensorboard"])
+    for step in (0, 1000, 2000):
+        for tag, value in (("x_per_hand", 0.5), ("ci_low", 0.2), ("ci_high", 0.8)):
+            logger.record(f"eval/{tag}_vs_heuristic", value)
+        logger.record("train/loss", 1.0 / (step + 1))
+        logger.record("train/target_mean_abs", 0.3)
+        logger.record("charts/sam_declared_per_hand", 0.01)
+        logger.dump(step)
+    logger.close()
+    axes = learning_curve_figure(tmp_path, "run").axes
+    assert [ax.get_title() for ax in axes[1:]] == [
+        "loss: squared error of the move values",
+        "mean |target|: the money a decision led to (scaled)",
+        "Sâm declared per hand",
+    ]
+    assert all(ax.get_lines() for ax in axes[1:])
