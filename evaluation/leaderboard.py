@@ -132,6 +132,13 @@ LEGACY_NOTE = (
 """How the page marks a format-1 entry, and what the mark means."""
 
 
+def _commit(package: dict[str, Any]) -> str:
+    """`` at commit `abc123…` (modified)`` for a file run from a git checkout, else nothing."""
+    if "commit" not in package:
+        return ""
+    return f" at commit `{package['commit'][:12]}`" + (" with changes" if package.get("modified") else "")
+
+
 def _details(entry: Entry) -> list[str]:
     d = entry.document
     fp, m = d["candidate"]["fingerprint"], d["machine"]
@@ -145,8 +152,8 @@ def _details(entry: Entry) -> list[str]:
         f"- command: `{d['command']}`",
         f"- candidate: `{d['candidate']['spec']}`; fingerprint ({fp['kind']}): "
         + (f"`{fp['sha256'][:16]}…`, SHA-256 of {fp['of']}" if fp["sha256"] else fp["of"]),
-        f"- sam-env {d['package']['version']}, results format {d['format_version']}, environment "
-        f"{d['environment']['name']}, "
+        f"- sam-env {d['package']['version']}{_commit(d['package'])}, results format {d['format_version']}, "
+        f"environment {d['environment']['name']}, "
         f"deal set `{d['protocol']['deal_set_sha256'][:16]}…`",
         f"- {d['wall_time_s']:.0f} s wall{cpu}{shared} with {m['workers']} worker(s) on {m['cpu_count']} × "
         f"{m['processor']}" + (f", load average {load[0]:.2f} → {load[1]:.2f}" if load else "") + f"; {d['created']}",

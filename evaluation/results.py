@@ -27,6 +27,7 @@ import math
 import os
 import platform
 import re
+import subprocess
 from datetime import datetime, timezone
 from functools import cache
 from importlib import metadata, resources
@@ -80,6 +81,29 @@ def package_version() -> str:
         return "unknown"
 
 
+def package_source() -> dict[str, Any]:
+    """Which sam-env code ran, where the version alone does not say: run from a git checkout (an editable install, or
+    the top of a checkout), the commit it stood at and whether tracked files differed from it (``modified``); nothing
+    for an installed release, or where git cannot tell."""
+    top = Path(__file__).resolve().parents[1]  # evaluation/ in a checkout; sam_env/ in an installed package
+    if not (top / ".git").exists() or not (top / "pyproject.toml").is_file():
+        return {}
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(top), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        changes = subprocess.run(
+            ["git", "-C", str(top), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):  # no git here, or not a repository it can read
+        return {}
+    return {"commit": commit, "modified": bool(changes.strip())} if re.fullmatch(r"[0-9a-f]{40}", commit) else {}
+
+
 def _processor() -> str:
     """The CPU's model name (Linux's /proc/cpuinfo), else what ``platform`` knows."""
     try:
@@ -120,7 +144,7 @@ def build_results(track: Track, scores: Scores, command: str) -> dict[str, Any]:
             "deal_set_sha256": track.pinned_sha256,
         },
         "environment": {"name": raw_env.metadata["name"], "encoding_version": ENCODING_VERSION},
-        "package": {"name": "sam-env", "version": package_version()},
+        "package": {"name": "sam-env", "version": package_version(), **package_source()},
         "rules": track.rules.to_dict(),
         "candidate": {
             "spec": os.fspath(spec) if isinstance(spec, (str, os.PathLike)) else scores.label,

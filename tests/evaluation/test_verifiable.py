@@ -265,3 +265,15 @@ def test_the_committed_greedy_file_reproduces_on_its_first_deals(capsys: pytest.
     assert "reproduced on the sample: the values of its 3 deals are equal, and so is the fingerprint" in (
         capsys.readouterr().out
     )
+
+
+def test_a_file_made_in_a_git_checkout_names_its_commit(greedy_file: Path) -> None:
+    """The package version does not fix the code of a checkout: the commit does, and whether files differed from it."""
+    import subprocess
+
+    package = read_results(greedy_file)["package"]
+    if not (ROOT / ".git").exists():
+        assert set(package) == {"name", "version"}
+        return
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    assert package["commit"] == head.stdout.strip() and isinstance(package["modified"], bool)
