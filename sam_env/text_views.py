@@ -1,0 +1,142 @@
+"""A seat as text and as JSON: what a language model or a tool-using agent is shown, and its moves read back.
+
+:func:`seat_json` is what one seat knows at a decision (a :class:`~sam_env.core.SeatView`): its own hand, every
+seat's card count, the cards each seat has played, the play to beat and whose it is, who has passed or gone out,
+the Sâm declarer, the money so far, the hand's history as ``{seat, move}``, the rules in force, and the legal moves
+by their stable names (``pair:K``, ``straight:A-3``, ``pass``; :func:`sam_env.action_name`). :func:`seat_text`
+writes the same facts as lines of text, with the legal moves listed or, for a track that withholds them, not.
+Both are deterministic (the same view gives the same text, byte for byte) and both are built from the seat's view
+alone, which holds no other seat's unplayed card, so neither can show one (``tests/env/test_text_views.py`` checks
+it over thousands of random hands of every table size).
+
+:func:`parse_move` reads a move back forgivingly — case, spacing, a ``T`` for ``10``, a few words around the name —
+into the action index it names, and never into an illegal move: a name that is not among the legal moves, or text
+that names none or several of them, is a :class:`MoveParseError` saying which moves were legal.
+
+Cards are written in the engine's notation (``10H``, ``KS``; docs/rules.md §2), seats as numbers counted from 0 in
+turn order, money in X (the stake unit).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from .core import NO_PLAY, Phase, SeatView, combo_name, format_cards
+from .core.combos import combo_index
+
+VIEW_VERSION = 1
+"""The version of :func:`seat_json`'s keys and :func:`seat_text`'s lines: a prompt built on them names it."""
+
+
+class MoveParseError(ValueError):
+    """A reply that names no legal move (or several); the message lists the legal ones."""
+
+    def __init__(self, reply: str, legal: Sequence[int], why: str) -> None:
+        self.reply, self.legal = reply, tuple(legal)
+        names = ", ".join(combo_name(a) for a in legal)
+        super().__init__(f"{why}: {reply[:200]!r}; the legal moves are: {names}")
+
+
+def seat_json(view: SeatView, legal_moves: bool = True) -> dict[str, Any]:
+    """What ``view``'s seat knows, as JSON-ready data (see the module docstring); ``legal_moves=False`` leaves the
+    legal moves out, for an agent that must know the rules."""
+    n = view.rules.n_players
+    out: dict[str, Any] = {
+        "view_version": VIEW_VERSION,
+        "seat": view.seat,
+        "players": n,
+        "phase": Phase(view.phase).name.lower(),
+        "your_hand": format_cards(view.hand).split(),
+        "cards_left": list(view.n_cards),
+        "played": {str(s): format_cards(view.played[s]).split() for s in range(n)},
+        "to_beat": None
+        if view.table_combo == NO_PLAY
+        else {"move": combo_name(view.table_combo), "by": view.table_owner},
+        "passed": [s for s in range(n) if view.passed[s]],
+        "out": [s for s in range(n) if view.out[s]],
+        "leader": view.leader,
+        "sam_declarer": view.sam_declarer,
+        "money": list(view.net),
+        "history": [{"seat": seat, "move": combo_name(move)} for seat, move in view.history],
+        "rules": view.rules.to_dict(),
+    }
+    if legal_moves:
+        out["legal_moves"] = [combo_name(a) for a in view.legal]
+    return out
+
+
+def seat_json_text(view: SeatView, legal_moves: bool = True) -> str:
+    """:func:`seat_json` as one JSON document, keys in a fixed order (deterministic)."""
+    return json.dumps(seat_json(view, legal_moves), ensure_ascii=False, separators=(",", ":"))
+
+
+def seat_text(view: SeatView, legal_moves: bool = True) -> str:
+    """What ``view``'s seat knows, as lines of text (see the module docstring)."""
+    data = seat_json(view, legal_moves)
+    n = data["players"]
+    lines = [
+        f"You are seat {data['seat']} of {n} (seats count from 0 in turn order). Phase: {data['phase']}.",
+        f"Your hand ({len(data['your_hand'])} cards): {' '.join(data['your_hand']) or '(empty)'}",
+        "Cards left per seat: " + ", ".join(f"seat {s}: {c}" for s, c in enumerate(data["cards_left"])),
+        "Money so far (X): " + ", ".join(f"seat {s}: {m:+d}" for s, m in enumerate(data["money"])),
+    ]
+    to_beat = data["to_beat"]
+    lines.append(
+        "To beat: nothing, you lead freely."
+        if to_beat is None
+        else f"To beat: {to_beat['move']} by seat {to_beat['by']}."
+    )
+    if data["passed"]:
+        lines.append("Passed this round: " + ", ".join(f"seat {s}" for s in data["passed"]))
+    if data["out"]:
+        lines.append("Out of cards: " + ", ".join(f"seat {s}" for s in data["out"]))
+    if data["sam_declarer"] is not None:
+        lines.append(f"Sâm declared by seat {data['sam_declarer']}.")
+    history = [f"seat {h['seat']} {h['move']}" for h in data["history"]]
+    lines.append("History: " + ("; ".join(history) if history else "(none yet)"))
+    for s in range(n):
+        if data["played"][str(s)]:
+            lines.append(f"Played by seat {s}: {' '.join(data['played'][str(s)])}")
+    changed = ", ".join(f"{k}={v}" for k, v in data["rules"].items() if k != "n_players")
+    lines.append(f"Rules: {changed}.")
+    if legal_moves:
+        lines.append("Legal moves: " + ", ".join(data["legal_moves"]))
+    return "\n".join(lines) + "\n"
+
+
+_SPACES = re.compile(r"\s+")
+_NAME = re.compile(r"[a-z_]+(?::[0-9a-z]+(?:[-+][0-9a-z]+)*)?")
+
+
+def parse_move(reply: str, legal: Sequence[int]) -> int:
+    """The legal action ``reply`` names (see the module docstring); :class:`MoveParseError` otherwise."""
+    if not isinstance(reply, str):
+        raise MoveParseError(repr(reply), legal, "a move is named by text")
+    text = _SPACES.sub(" ", reply.strip().lower().strip("`'\".")).replace(" : ", ":").replace(": ", ":")
+    text = re.sub(r"\s*([-+])\s*", r"\1", text)
+    legal_set = set(legal)
+    whole = _index(text)
+    if whole is not None:
+        if whole in legal_set:
+            return whole
+        raise MoveParseError(reply, legal, f"{combo_name(whole)} is not a legal move now")
+    named = {index for word in _NAME.findall(text) if (index := _index(word)) is not None}
+    playable = named & legal_set
+    if len(playable) == 1:
+        return playable.pop()
+    if len(playable) > 1:
+        raise MoveParseError(reply, legal, "the reply names several legal moves")
+    if named:
+        raise MoveParseError(reply, legal, f"{', '.join(sorted(map(combo_name, named)))} is not a legal move now")
+    raise MoveParseError(reply, legal, "the reply names no move")
+
+
+def _index(name: str) -> int | None:
+    """The action a name stands for (:func:`~sam_env.core.combo_index`: ``T`` or ``10``, any case), None if none."""
+    try:
+        return combo_index(name)
+    except ValueError:
+        return None
