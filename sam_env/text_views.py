@@ -2,9 +2,10 @@
 
 :func:`seat_json` is what one seat knows at a decision (a :class:`~sam_env.core.SeatView`): its own hand, every
 seat's card count, the cards each seat has played, the play to beat and whose it is, who has passed or gone out,
-the Sâm declarer, the money so far, the hand's history as ``{seat, move}``, the rules in force, and the legal moves
-by their stable names (``pair:K``, ``straight:A-3``, ``pass``; :func:`sam_env.action_name`). :func:`seat_text`
-writes the same facts as lines of text, with the legal moves listed or, for a track that withholds them, not.
+the Sâm declarer, the money so far, the hand's history as ``{seat, move}``, the rules in force (as options and as
+a short summary, :func:`rules_summary`), and the legal moves by their stable names (``pair:K``, ``straight:A-3``,
+``pass``; :func:`sam_env.action_name`). :func:`seat_text` writes the same facts as lines of text, with the legal
+moves listed or, for a track that withholds them, not.
 Both are deterministic (the same view gives the same text, byte for byte) and both are built from the seat's view
 alone, which holds no other seat's unplayed card, so neither can show one (``tests/env/test_text_views.py`` checks
 it over thousands of random hands of every table size).
@@ -24,7 +25,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .core import NO_PLAY, Phase, SeatView, combo_name, format_cards
+from .core import NO_PLAY, Phase, RuleConfig, SeatView, combo_name, format_cards
 from .core.combos import combo_index
 
 VIEW_VERSION = 1
@@ -38,6 +39,43 @@ class MoveParseError(ValueError):
         self.reply, self.legal = reply, tuple(legal)
         names = ", ".join(combo_name(a) for a in legal)
         super().__init__(f"{why}: {reply[:200]!r}; the legal moves are: {names}")
+
+
+def rules_summary(rules: RuleConfig) -> str:
+    """The rules of Sâm Lốc in force at ``rules``' table, in a few lines (docs/rules.md has them in full): what an agent
+    that is not shown its legal moves must know, with this table's stakes and options."""
+    straights = "A-2-3 up to Q-K-A, no wrap" if rules.straights_with_two else "3 up to A, no 2s"
+    lines = [
+        f"Sâm Lốc, {rules.n_players} seats, 10 cards each. Ranks low to high: 3 4 5 6 7 8 9 10 J Q K A 2; suits never "
+        "decide which play beats which.",
+        f"Plays: single, pair, triple, quad, straight of 3 to 10 consecutive ranks ({straights}). A play beats the "
+        "table's with the same type and number of cards and a strictly higher rank (a straight by its top).",
+        "Chops: a quad beats a single 2, two quads beat a pair of 2s, a higher quad a lower one; the chopped seat "
+        f"pays {rules.chop_per_two} X per 2 or {rules.chop_per_quad} X per quad at once.",
+        "The trick's leader plays anything but two quads; the others beat or pass, and a seat that passes is out of "
+        "the trick. The last to play leads the next trick. The first seat out of cards wins the hand.",
+        f"Each loser pays the winner {rules.card_value} X per card left and {rules.thoi_per_two} X more per 2 left; a "
+        f"seat that never played pays for {rules.cong_cards} cards instead.",
+    ]
+    if rules.bao1 == "forced":
+        lines.append("Báo 1: while the next seat holds one card, a single you play must be your highest.")
+    else:
+        lines.append(
+            "Báo 1: while the next seat holds one card, play your highest single or a bigger play; if a lower single "
+            "lets it go out, you pay what every loser would have paid."
+        )
+    if rules.allow_sam:
+        lines.append(
+            f"Sâm: before play, a seat may declare it will go out unbeaten: it then leads every trick; unbeaten it "
+            f"takes {rules.sam_unit} X from each seat, beaten it pays the blocker {rules.sam_unit} X per other seat."
+        )
+    ending = (
+        f"pays each other seat {rules.card_value} X per card that seat has played"
+        if rules.finish_on_two == "pay_played"
+        else f"loses and owes the winner {rules.thoi_per_two} X per 2 of that play"
+    )
+    lines.append(f"A seat whose last play is only 2s {ending}.")
+    return "\n".join(lines)
 
 
 def seat_json(view: SeatView, legal_moves: bool = True) -> dict[str, Any]:
@@ -62,6 +100,7 @@ def seat_json(view: SeatView, legal_moves: bool = True) -> dict[str, Any]:
         "money": list(view.net),
         "history": [{"seat": seat, "move": combo_name(move)} for seat, move in view.history],
         "rules": view.rules.to_dict(),
+        "rules_summary": rules_summary(view.rules),
     }
     if legal_moves:
         out["legal_moves"] = [combo_name(a) for a in view.legal]
@@ -100,8 +139,8 @@ def seat_text(view: SeatView, legal_moves: bool = True) -> str:
     for s in range(n):
         if data["played"][str(s)]:
             lines.append(f"Played by seat {s}: {' '.join(data['played'][str(s)])}")
-    changed = ", ".join(f"{k}={v}" for k, v in data["rules"].items() if k != "n_players")
-    lines.append(f"Rules: {changed}.")
+    options = ", ".join(f"{k}={v}" for k, v in data["rules"].items() if k != "n_players")
+    lines += ["Rules:", data["rules_summary"], f"Options in force: {options}."]
     if legal_moves:
         lines.append("Legal moves: " + ", ".join(data["legal_moves"]))
     return "\n".join(lines) + "\n"

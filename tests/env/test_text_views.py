@@ -95,3 +95,18 @@ def test_a_reply_never_becomes_an_illegal_move(reply: str, why: str) -> None:
     with pytest.raises(MoveParseError, match=re.escape(why)) as refused:
         parse_move(reply, legal)
     assert "the legal moves are: pass, pair:K, straight:10-Q" in str(refused.value)
+
+
+def test_the_rules_summary_follows_the_table_s_options_and_stakes() -> None:
+    from sam_env.text_views import rules_summary
+
+    default = rules_summary(RuleConfig())
+    assert "A-2-3 up to Q-K-A" in default and "20 X from each seat" in default and "1 X per card" in default
+    other = RuleConfig(
+        n_players=3, straights_with_two=False, allow_sam=False, bao1="forced", sam_unit=30, cong_cards=15
+    )
+    text = rules_summary(other)
+    assert "3 seats" in text and "3 up to A, no 2s" in text and "for 15 cards" in text and "Sâm:" not in text
+    assert "must be your highest" in text
+    view = next(v for v, _ in random_views(1, seed=3))
+    assert seat_json(view)["rules_summary"] in seat_text(view)
