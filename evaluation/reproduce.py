@@ -23,7 +23,6 @@ spec, cannot be rebuilt from a file and is refused with that reason before any h
 
 from __future__ import annotations
 
-import math
 import os
 import shlex
 from collections.abc import Iterator, Sequence
@@ -36,11 +35,8 @@ import numpy as np
 from .fingerprints import fingerprint
 from .protocol import NAME, Track
 from .protocol_run import Scores, run_track
-from .results import LEGACY_FORMAT_VERSION, build_results, read_results
+from .results import LEGACY_FORMAT_VERSION, build_results, differences, read_results
 from .stats import paired_difference
-
-EXACT = 1e-9
-"""How far a reproduced figure may sit from the stored one and still count as equal (the order of a sum)."""
 
 
 @dataclass(frozen=True)
@@ -177,55 +173,24 @@ def fingerprint_differences(document: dict[str, Any], today: dict[str, Any]) -> 
     ]
 
 
-def _same(a: object, b: object) -> bool:
-    if isinstance(a, float) or isinstance(b, float):
-        return isinstance(a, (int, float)) and isinstance(b, (int, float)) and math.isclose(a, b, abs_tol=EXACT)
-    return a == b
-
-
 def compare(document: dict[str, Any], scores: Scores) -> list[Difference]:
-    """Every stored value the reproduction can be held to (see the module docstring) that it does not give."""
-    deals = len(scores.headline.per_deal)
-    whole = deals == document["protocol"]["deals"]
+    """Every stored value the reproduction can be held to (see the module docstring) that it does not give: with
+    the whole track every field of the rows and the headline (:func:`~.results.differences`, the validator's own
+    comparison), with a sample the per-deal values of its deals. A format-1 file's rows keep no per-deal values, so
+    none are compared there."""
+    whole = len(scores.headline.per_deal) == document["protocol"]["deals"]
+    rows = zip(document["rows"], scores.rows, strict=True)
+    parts = [(f"rows[{i}]", stored, row.to_dict()) for i, (stored, row) in enumerate(rows)]
+    parts.append(("headline", document["headline"], scores.headline.to_dict()))
     out = []
-    for i, (stored, row) in enumerate(zip(document["rows"], scores.rows, strict=True)):
-        again = row.to_dict()
-        if "per_deal" in stored:  # format 2: the raw values, deal by deal
-            for key, values in again["per_deal"].items():
-                if key == "seatings":
-                    continue
-                first = _first_difference(stored["per_deal"].get(key, []), values)
-                if first is not None:
-                    d, old, new = first
-                    out.append(Difference(f"rows[{i}].per_deal.{key}[{d}]", old, new))
-        if not whole:
-            continue
-        for key in ("opponent", "group", "opponents", "deals", "hands", "x_per_hand", "ci_low", "ci_high", "win_rate"):
-            if not _same(stored.get(key), again[key]):
-                out.append(Difference(f"rows[{i}].{key}", stored.get(key), again[key]))
-        for key, value in (again.get("margin") or {}).items():
-            if not _same(stored.get("margin", {}).get(key), value):
-                out.append(Difference(f"rows[{i}].margin.{key}", stored.get("margin", {}).get(key), value))
-    first = _first_difference(document["headline"]["per_deal"], scores.headline.per_deal)
-    if first is not None:
-        d, old, new = first
-        out.append(Difference(f"headline.per_deal[{d}]", old, new))
-    if whole:
-        headline = scores.headline.to_dict()
-        for key in ("score", "ci_low", "ci_high", "opponents"):
-            if not _same(document["headline"][key], headline[key]):
-                out.append(Difference(f"headline.{key}", document["headline"][key], headline[key]))
+    for where, stored, again in parts:
+        if not whole:  # a sample: the per-deal values of its deals only
+            stored = {"per_deal": stored["per_deal"]} if "per_deal" in stored else {}
+            again = {"per_deal": again["per_deal"]} if stored else {}
+        elif "per_deal" not in stored:  # format 1
+            again = {k: v for k, v in again.items() if k != "per_deal"}
+        out += [Difference(field, old, new) for field, old, new in differences(stored, again, where)]
     return out
-
-
-def _first_difference(stored: Sequence[object], reproduced: Sequence[object]) -> tuple[int, object, object] | None:
-    """The first deal whose value differs, of the deals the reproduction played (stored values beyond them are
-    not compared); a count that differs is named at the first missing deal."""
-    for d, new in enumerate(reproduced):
-        old = stored[d] if d < len(stored) else None
-        if not _same(old, new):
-            return d, old, new
-    return None
 
 
 def headline_shift(document: dict[str, Any], scores: Scores) -> tuple[float, float, float]:

@@ -28,6 +28,7 @@ import os
 import platform
 import re
 import subprocess
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from functools import cache
 from importlib import metadata, resources
@@ -370,25 +371,46 @@ def _per_deal(track: Track, row: dict[str, Any], opponent: Opponent, where: str)
     return PerDeal(values["seatings"], values["net"], values["wins"], values.get("heuristic_net"))
 
 
+MISSING = object()
+"""A field one side of :func:`differences` lacks."""
+
+
+def differences(stored: Any, recomputed: Any, where: str) -> Iterator[tuple[str, Any, Any]]:
+    """``(field, stored value, recomputed value)`` for every field where a stored part of a results file and its
+    recomputed twin differ: numbers within :data:`TOLERANCE` (a bool is no number), lists element by element up to
+    the recomputed one's length (a sample's values are the start of the whole run's; the first that differs names
+    the list), a key on one side only as :data:`MISSING` on the other. The one comparison of the validator and of
+    ``sam-eval --reproduce``."""
+    if isinstance(recomputed, dict) and isinstance(stored, dict):
+        for key in sorted(set(stored) - set(recomputed)):
+            yield f"{where}.{key}", stored[key], MISSING
+        for key, value in recomputed.items():
+            yield from differences(stored.get(key, MISSING), value, f"{where}.{key}")
+    elif isinstance(recomputed, list) and isinstance(stored, list):
+        for d, value in enumerate(recomputed):
+            first = next(differences(stored[d] if d < len(stored) else MISSING, value, f"{where}[{d}]"), None)
+            if first is not None:
+                yield first
+                return
+    elif not _same(stored, recomputed):
+        yield where, stored, recomputed
+
+
+def _same(a: Any, b: Any) -> bool:
+    numbers = isinstance(a, (int, float)) and isinstance(b, (int, float))
+    if numbers and not isinstance(a, bool) and not isinstance(b, bool):
+        return _close(a, b) if isinstance(a, float) or isinstance(b, float) else a == b
+    return type(a) is type(b) and a == b
+
+
 def _check_same(where: str, stored: dict[str, Any], recomputed: dict[str, Any]) -> None:
-    """Every field of ``recomputed`` equal in ``stored`` (numbers within :data:`TOLERANCE`), and nothing else
-    in ``stored``; the first that differs is named."""
-    extra = sorted(set(stored) - set(recomputed))
-    if extra:
-        raise ResultsError(f"{where}.{extra[0]}", "is not a field of this row" if "rows" in where else "is unknown")
-    for key, value in recomputed.items():
-        field = f"{where}.{key}"
-        if key not in stored:
+    """The first field where ``stored`` and ``recomputed`` differ (:func:`differences`), as a :class:`ResultsError`."""
+    for field, old, new in differences(stored, recomputed, where):
+        if new is MISSING:
+            raise ResultsError(field, "is not a field of this row" if "rows" in where else "is unknown")
+        if old is MISSING:
             raise ResultsError(field, "is missing")
-        if isinstance(value, dict):
-            _check_same(field, stored[key], value)
-        elif isinstance(value, list):
-            continue  # the per-deal values themselves: checked where they are read, and used to recompute
-        elif isinstance(value, float) and not isinstance(stored[key], bool) and isinstance(stored[key], (int, float)):
-            if not _close(stored[key], value):
-                raise ResultsError(field, f"is {stored[key]}; its per-deal values give {value}")
-        elif stored[key] != value:
-            raise ResultsError(field, f"is {stored[key]!r}; the protocol and its per-deal values give {value!r}")
+        raise ResultsError(field, f"is {old!r}; its per-deal values give {new!r}")
 
 
 def _check_legacy_rows(track: Track, rows: list[dict[str, Any]]) -> None:
