@@ -20,6 +20,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+import tiers
 from test_namespace import DATA, MOVED, ROOT, tomllib, wheel  # noqa: F401 - wheel: the fixture, built once here
 
 from sam_env.utils.checkout import PACKAGE_DIR, CheckoutFinder
@@ -82,6 +83,8 @@ def editable_install_of_this_checkout() -> bool:
 def test_an_editable_install_of_this_checkout_needs_no_finder() -> None:
     """Its hook serves these very folders already: sam_env adds none (tests/env/test_dependencies.py: no hook)."""
     if not editable_install_of_this_checkout():
+        # CI installs this checkout editable (the README's command): there a missing install is a failure
+        assert not tiers.in_ci(), "CI runs on `pip install -e` of this checkout, which is not what is installed"
         pytest.skip("sam-env is not installed editable from this checkout (pip install -e .)")
     code = "import sys, sam_env.agents as a; print(a.__file__, [type(f).__name__ for f in sys.meta_path])"
     done = subprocess.run(
