@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -54,9 +54,9 @@ class PerDeal:
     """Panel rows: the heuristic's money over the same deal's seatings against the same bot."""
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
-        if self.heuristic_net is None:
-            del out["heuristic_net"]
+        out = {"seatings": self.seatings, "net": list(self.net), "wins": list(self.wins)}
+        if self.heuristic_net is not None:
+            out["heuristic_net"] = list(self.heuristic_net)
         return out
 
 
@@ -78,10 +78,13 @@ class Row:
     """Panel rows: ``heuristic_x_per_hand`` and the paired ``margin`` with ``margin_low``/``margin_high``."""
 
     def to_dict(self) -> dict[str, Any]:
-        out = asdict(self)
+        # field by field, not dataclasses.asdict: that copies thousands of per-deal values one by one
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["per_deal"] = self.per_deal.to_dict()
         if self.margin is None:
             del out["margin"]
+        else:
+            out["margin"] = dict(self.margin)
         return out
 
     @property

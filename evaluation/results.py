@@ -25,13 +25,11 @@ from __future__ import annotations
 import json
 import math
 import os
-import platform
 import re
-import subprocess
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from functools import cache
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +41,8 @@ from sam_env.encoding import ENCODING_VERSION, ENCODING_VERSIONS
 from .fingerprints import fingerprint
 from .matches import Match
 from .protocol import NAME, PROTOCOL_ID, SEED, VERSION, ProtocolError, Track, rules_for
-from .protocol_run import PerDeal, Scores, headline_of, headline_of_rows, load_average, row_from_per_deal
+from .protocol_run import PerDeal, Scores, headline_of, headline_of_rows, row_from_per_deal
+from .provenance import machine, package_source, package_version
 from .stats import paired_difference
 from .suites import Opponent
 
@@ -73,60 +72,6 @@ def schema(format_version: int = FORMAT_VERSION) -> dict[str, Any]:
     name = SCHEMA_FILES[format_version]
     text = resources.files("sam_env.evaluation").joinpath("schemas", name).read_text(encoding="utf-8")
     return json.loads(text)
-
-
-def package_version() -> str:
-    try:
-        return metadata.version("sam-env")
-    except metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
-        return "unknown"
-
-
-def package_source() -> dict[str, Any]:
-    """Which sam-env code ran, where the version alone does not say: run from a git checkout (an editable install, or
-    the top of a checkout), the commit it stood at and whether tracked files differed from it (``modified``); nothing
-    for an installed release, or where git cannot tell."""
-    top = Path(__file__).resolve().parents[1]  # evaluation/ in a checkout; sam_env/ in an installed package
-    if not (top / ".git").exists() or not (top / "pyproject.toml").is_file():
-        return {}
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(top), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
-        ).stdout.strip()
-        changes = subprocess.run(
-            ["git", "-C", str(top), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):  # no git here, or not a repository it can read
-        return {}
-    return {"commit": commit, "modified": bool(changes.strip())} if re.fullmatch(r"[0-9a-f]{40}", commit) else {}
-
-
-def _processor() -> str:
-    """The CPU's model name (Linux's /proc/cpuinfo), else what ``platform`` knows."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def machine(workers: int, load_at_start: float | None) -> dict[str, Any]:
-    """The machine a run was measured on, and how busy it was (the 1-minute load average, start and end)."""
-    end = load_average()
-    return {
-        "platform": platform.platform(),
-        "processor": _processor(),
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
-        "workers": workers,
-        "load_average": None if load_at_start is None or end is None else [load_at_start, end],
-    }
 
 
 def build_results(track: Track, scores: Scores, command: str) -> dict[str, Any]:
@@ -227,12 +172,28 @@ def _where(path: Any) -> str:
     return out
 
 
+def _schema_sample(value: Any) -> Any:
+    """``value`` with each long list of plain numbers of one type cut to its first two values, its least and its
+    greatest: what the schema asks of such a list's items (a type, a minimum) holds for all of them when it holds for
+    those, and jsonschema checks items one by one (thousands of per-deal values a file). Any other list is kept
+    whole, so a wrong item is still named at its place."""
+    if isinstance(value, dict):
+        return {key: _schema_sample(item) for key, item in value.items()}
+    if isinstance(value, list):
+        kinds = {type(item) for item in value}
+        if len(value) > 4 and len(kinds) == 1 and kinds <= {int, float}:
+            return [*value[:2], min(value), max(value)]
+        return [_schema_sample(item) for item in value]
+    return value
+
+
 def check_schema(document: object, format_version: int = FORMAT_VERSION) -> None:
     """Check ``document`` against the JSON Schema of its format; :class:`ResultsError` naming the first wrong field."""
     from jsonschema import Draft202012Validator  # a base dependency, imported when a file is checked
 
     errors = sorted(
-        Draft202012Validator(schema(format_version)).iter_errors(document), key=lambda e: (len(e.path), list(e.path))
+        Draft202012Validator(schema(format_version)).iter_errors(_schema_sample(document)),
+        key=lambda e: (len(e.path), list(e.path)),
     )
     if not errors:
         return
@@ -387,6 +348,8 @@ def differences(stored: Any, recomputed: Any, where: str) -> Iterator[tuple[str,
         for key, value in recomputed.items():
             yield from differences(stored.get(key, MISSING), value, f"{where}.{key}")
     elif isinstance(recomputed, list) and isinstance(stored, list):
+        if stored[: len(recomputed)] == recomputed:  # equal to the last bit (the usual case): no walk of its values
+            return
         for d, value in enumerate(recomputed):
             first = next(differences(stored[d] if d < len(stored) else MISSING, value, f"{where}[{d}]"), None)
             if first is not None:
