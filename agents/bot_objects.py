@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sam_env.bot import Bot, table_encoding_version
+from sam_env.concurrent_bot import ConcurrentBot
 from sam_env.core import RuleConfig, SeatView
 from sam_env.encoding import ENCODING_VERSION, N_ACTIONS, action_name
 
@@ -95,6 +96,13 @@ class PolicyBot(Bot):
     def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """A policy bot is a batched policy itself (checked), wherever one is taken (a trainer's opponents)."""
         return self.decide(observations, masks)
+
+
+def plays_in_lockstep(bot: object) -> bool:
+    """Whether an evaluation plays ``bot``'s hands in lockstep groups and asks it for all their decisions at once:
+    a batched policy (:class:`PolicyBot`) or a :class:`~sam_env.concurrent_bot.ConcurrentBot`. One instance serves every
+    table of a group."""
+    return isinstance(bot, (PolicyBot, ConcurrentBot))
 
 
 class ActBot(Bot):

@@ -1,4 +1,5 @@
-"""Many hands in lockstep, so that a batched policy decides for all of them in one call.
+"""Many hands in lockstep, so that a batched policy decides for all of them in one call (and a bot that waits on
+a server, a :class:`sam_env.ConcurrentBot`, gets all their decisions at once and sends its requests together).
 
 A batched policy (:class:`sam_env.agents.bot_objects.PolicyBot`: ``policy(observations, masks) ->
 actions``, a torch network for instance) pays a fixed cost per call that one decision at a time
@@ -22,8 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 from pettingzoo import AECEnv
 
-from sam_env.agents.bot_objects import IllegalActionError, PolicyBot, check_action
+from sam_env.agents.bot_objects import IllegalActionError, PolicyBot, check_action, plays_in_lockstep
 from sam_env.bot import Bot
+from sam_env.concurrent_bot import ConcurrentBot
 
 from .workers import Position
 
@@ -52,37 +54,55 @@ def play_in_lockstep(tables: Sequence[LockstepTable], match: int, position: Posi
     first decision that raises or is illegal. ``position`` is kept at the decision being made."""
     pending = list(range(len(tables)))
     while pending:
-        waiting: dict[int, list[tuple[int, int, dict]]] = {}
-        policies: dict[int, PolicyBot] = {}
+        waiting: dict[int, list[tuple[int, int, dict, object]]] = {}
+        policies: dict[int, PolicyBot | ConcurrentBot] = {}
         for t in pending:
             asked = _advance(tables[t], t, match, position)
             if asked is not None:
-                seat, observation = asked
+                seat, observation, view = asked
                 bot = tables[t].by_seat[seat]
                 policies[id(bot)] = bot  # type: ignore[assignment]
-                waiting.setdefault(id(bot), []).append((t, seat, observation))
+                waiting.setdefault(id(bot), []).append((t, seat, observation, view))
         pending = []
         for key, rows in waiting.items():
             bot = policies[key]
-            ts = [t for t, _, _ in rows]
+            ts = [t for t, _, _, _ in rows]
             position.at(match, tables[ts[0]].deal, tables[ts[0]].seating, -1, tables[ts[-1]].deal)
-            observations = np.stack([o["observation"] for _, _, o in rows])
-            masks = np.stack([o["action_mask"] for _, _, o in rows])
             try:
-                actions = bot.decide(observations, masks)
+                actions = _decide(bot, rows)
             except IllegalActionError as err:
-                t, seat, _ = rows[getattr(err, "row", 0) or 0]
+                t, seat, _, _ = rows[getattr(err, "row", 0) or 0]
                 raise TableError(t, seat, bot.name) from err
             except Exception as err:  # the policy's own error, for the whole batch
                 raise TableError(ts[0], None, bot.name, ts) from err
-            for (t, _, _), action in zip(rows, actions.tolist(), strict=True):
+            for (t, _, _, _), action in zip(rows, actions, strict=True):
                 tables[t].env.step(action)
                 pending.append(t)
         pending.sort()
 
 
-def _advance(table: LockstepTable, t: int, match: int, position: Position) -> tuple[int, dict] | None:
-    """Play the table until a batched policy must decide (its seat and observation) or the hand ends (None)."""
+def _decide(bot: PolicyBot | ConcurrentBot, rows: Sequence[tuple[int, int, dict, object]]) -> list[int]:
+    """The bot's actions for the waiting rows ``(table, seat, observation, view)``, each checked legal
+    (:class:`~sam_env.agents.bot_objects.IllegalActionError` with the row of the first that is not)."""
+    if isinstance(bot, PolicyBot):
+        observations = np.stack([o["observation"] for _, _, o, _ in rows])
+        masks = np.stack([o["action_mask"] for _, _, o, _ in rows])
+        return bot.decide(observations, masks).tolist()
+    actions = list(bot.act_many([o for _, _, o, _ in rows], [v for _, _, _, v in rows]))  # type: ignore[misc]
+    if len(actions) != len(rows):
+        raise ValueError(f"{bot.name}: act_many answered {len(actions)} decisions for {len(rows)}")
+    checked = []
+    for row, ((_, _, observation, _), action) in enumerate(zip(rows, actions, strict=True)):
+        try:
+            checked.append(check_action(bot.name, action, observation["action_mask"]))
+        except IllegalActionError as err:
+            raise IllegalActionError(bot.name, action, err.legal, row) from None
+    return checked
+
+
+def _advance(table: LockstepTable, t: int, match: int, position: Position) -> tuple[int, dict, object] | None:
+    """Play the table until a batched policy or a concurrent bot must decide (its seat, observation and view) or the
+    hand ends (None)."""
     env = table.env
     raw = env.unwrapped
     while env.agents:
@@ -93,8 +113,8 @@ def _advance(table: LockstepTable, t: int, match: int, position: Position) -> tu
         agent = env.agent_selection
         seat = raw.seat_of(agent)
         bot = table.by_seat[seat]
-        if isinstance(bot, PolicyBot):
-            return seat, observation
+        if plays_in_lockstep(bot):
+            return seat, observation, raw.seat_view(agent)
         position.at(match, table.deal, table.seating, seat)
         try:
             action = check_action(bot.name, bot.act(observation, raw.seat_view(agent)), observation["action_mask"])

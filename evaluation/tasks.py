@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import sam_env
-from sam_env.agents.bot_objects import PolicyBot, check_action
+from sam_env.agents.bot_objects import check_action, plays_in_lockstep
 from sam_env.agents.networks.catalogue import resolutions
 from sam_env.agents.registry import load_bot
 from sam_env.bot import Bot, table_encoding_version
@@ -84,7 +84,7 @@ def run_task(
     watch.at(task.match_index, task.start, -1)
     agents = [play.build(slot) for slot in range(len(match.slots))]
     with one_torch_thread():
-        if any(isinstance(a, PolicyBot) for a in agents):
+        if any(plays_in_lockstep(a) for a in agents):
             play.in_lockstep(agents)
         else:
             play.one_at_a_time(agents)
@@ -166,14 +166,14 @@ class _Play:
         envs = _environments(self.rules, width, table_encoding_version(agents))
         # A batched policy is one bot for every table; a per-decision bot gets one per table.
         bots = [
-            [a] * width if isinstance(a, PolicyBot) else [a, *(self._another(slot, a) for _ in range(width - 1))]
+            [a] * width if plays_in_lockstep(a) else [a, *(self._another(slot, a) for _ in range(width - 1))]
             for slot, a in enumerate(agents)
         ]
         start = task.start
         while start < task.stop:
             stop = min(task.stop, (start // per_group + 1) * per_group)
             for slot, a in enumerate(agents):
-                if isinstance(a, PolicyBot):
+                if plays_in_lockstep(a):
                     a.reseed(hand_seed(task.seed, start, n_seatings, slot))
             tables = self._deal_group(start, stop, envs, bots)
             try:
@@ -201,7 +201,7 @@ class _Play:
                 by_seat: list[Bot] = [bots[0][k]] * n
                 for slot, seat in enumerate(seats):
                     bot = bots[slot][k]
-                    if not isinstance(bot, PolicyBot):
+                    if not plays_in_lockstep(bot):
                         bot.reseed(hand_seed(self.task.seed, d, s, slot))
                     by_seat[seat] = bot
                 envs[k].reset(options={"hands": list(deal.hands), "leader": deal.leader})

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm import tqdm
 
-from sam_env.agents.bot_objects import PickledBot, PolicyBot, pickled, probe_bot
+from sam_env.agents.bot_objects import PickledBot, pickled, plays_in_lockstep, probe_bot
 from sam_env.agents.code_specs import BotSpecError, is_code_spec, loaded_files
 from sam_env.agents.registry import BUILT_IN, label_of, load_bot, registered_at_run_time
 from sam_env.core import RuleConfig
@@ -239,7 +239,7 @@ def check_bots(matches: Sequence[Match], rules: RuleConfig) -> set[str]:
             raise
         except ValueError as err:
             raise ValueError(f"{label} cannot play this {n}-player table: {err}") from None
-        if isinstance(bot, PolicyBot):
+        if plays_in_lockstep(bot):
             batched.add(label)
     return batched
 

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from .bot import BatchedPolicy, Bot, RandomBot
+from .concurrent_bot import ConcurrentBot
 from .core import (
     CardError,
     DealError,
@@ -101,6 +102,7 @@ __all__ = [
     "BatchedPolicy",
     "Bot",
     "CardError",
+    "ConcurrentBot",
     "DealError",
     "EndReason",
     "HandResult",

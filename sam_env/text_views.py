@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .core import NO_PLAY, Phase, RuleConfig, SeatView, combo_name, format_cards
+from .core.cards import mask_of
 from .core.combos import combo_index
 
 VIEW_VERSION = 1
@@ -93,11 +94,14 @@ def seat_json(view: SeatView, legal_moves: bool = True) -> dict[str, Any]:
         "to_beat": None
         if view.table_combo == NO_PLAY
         else {"move": combo_name(view.table_combo), "by": view.table_owner},
+        "to_lead": view.table_owner if view.table_combo == NO_PLAY else None,
         "passed": [s for s in range(n) if view.passed[s]],
         "out": [s for s in range(n) if view.out[s]],
         "leader": view.leader,
         "sam_declarer": view.sam_declarer,
         "money": list(view.net),
+        "bao_1": view.responsible,
+        "chop_value": view.chain_value,
         "history": [{"seat": seat, "move": combo_name(move)} for seat, move in view.history],
         "rules": view.rules.to_dict(),
         "rules_summary": rules_summary(view.rules),
@@ -105,6 +109,42 @@ def seat_json(view: SeatView, legal_moves: bool = True) -> dict[str, Any]:
     if legal_moves:
         out["legal_moves"] = [combo_name(a) for a in view.legal]
     return out
+
+
+def seat_view_from_json(data: dict[str, Any]) -> SeatView:
+    """The :class:`~sam_env.core.SeatView` a :func:`seat_json` document was written from (with its legal moves), so
+    that a harness holding only the JSON can ask sam-env's own bots for their move; ``ValueError`` naming the key when
+    the document is not one."""
+    try:
+        rules = RuleConfig.from_dict(data["rules"])
+        n = rules.n_players
+        return SeatView(
+            seat=int(data["seat"]),
+            rules=rules,
+            phase=Phase[str(data["phase"]).upper()],
+            hand=_mask(data["your_hand"]),
+            n_cards=tuple(int(c) for c in data["cards_left"]),
+            played=tuple(_mask(data["played"][str(s)]) for s in range(n)),
+            table_combo=NO_PLAY if data["to_beat"] is None else combo_index(data["to_beat"]["move"]),
+            table_owner=int(data["to_lead"] if data["to_beat"] is None else data["to_beat"]["by"]),
+            passed=tuple(s in data["passed"] for s in range(n)),
+            out=tuple(s in data["out"] for s in range(n)),
+            leader=int(data["leader"]),
+            sam_declarer=data["sam_declarer"],
+            chain_value=int(data["chop_value"]),
+            responsible=bool(data["bao_1"]),
+            legal=tuple(combo_index(name) for name in data["legal_moves"]),
+            net=tuple(int(m) for m in data["money"]),
+            history=tuple((int(h["seat"]), combo_index(h["move"])) for h in data["history"]),
+        )
+    except KeyError as err:
+        raise ValueError(
+            f"not a seat's JSON view (sam_env.text_views.seat_json, with its legal moves): no {err}"
+        ) from None
+
+
+def _mask(cards: Sequence[str]) -> int:
+    return mask_of(cards)
 
 
 def seat_json_text(view: SeatView, legal_moves: bool = True) -> str:
@@ -124,7 +164,11 @@ def seat_text(view: SeatView, legal_moves: bool = True) -> str:
     ]
     to_beat = data["to_beat"]
     lines.append(
-        "To beat: nothing, you lead freely."
+        (
+            "To beat: nothing, you lead freely."
+            if data["to_lead"] == data["seat"]
+            else f"To beat: nothing; seat {data['to_lead']} leads freely."
+        )
         if to_beat is None
         else f"To beat: {to_beat['move']} by seat {to_beat['by']}."
     )
@@ -134,6 +178,10 @@ def seat_text(view: SeatView, legal_moves: bool = True) -> str:
         lines.append("Out of cards: " + ", ".join(f"seat {s}" for s in data["out"]))
     if data["sam_declarer"] is not None:
         lines.append(f"Sâm declared by seat {data['sam_declarer']}.")
+    if data["bao_1"]:
+        lines.append("Báo 1: the next seat holds one card; a single you play must be your highest (see the rules).")
+    if data["chop_value"]:
+        lines.append(f"Chopping the play to beat would make its owner pay {data['chop_value']} X.")
     history = [f"seat {h['seat']} {h['move']}" for h in data["history"]]
     lines.append("History: " + ("; ".join(history) if history else "(none yet)"))
     for s in range(n):

@@ -110,3 +110,21 @@ def test_the_rules_summary_follows_the_table_s_options_and_stakes() -> None:
     assert "must be your highest" in text
     view = next(v for v, _ in random_views(1, seed=3))
     assert seat_json(view)["rules_summary"] in seat_text(view)
+
+
+def test_the_json_view_reads_back_to_the_seat_view_it_was_written_from() -> None:
+    """seat_view_from_json(seat_json(v)) == v at every decision of hundreds of random hands of every table size, so a
+    harness holding only the JSON can ask sam-env's bots for their move (the chat-server tests do)."""
+    from sam_env.text_views import seat_view_from_json
+
+    for view, _ in random_views(400, seed=11):
+        assert seat_view_from_json(json.loads(seat_json_text(view))) == view
+
+
+def test_a_document_that_is_not_a_seat_view_is_refused_by_the_key_it_lacks() -> None:
+    from sam_env.text_views import seat_view_from_json
+
+    view, _ = next(random_views(1, seed=3))
+    data = seat_json(view, legal_moves=False)
+    with pytest.raises(ValueError, match="legal_moves"):
+        seat_view_from_json(data)

@@ -39,6 +39,14 @@ def highest(observations, masks):
 BATCH_SIZES: list[int] = []
 
 
+class HighestMany(sam_env.ConcurrentBot):
+    """The same rule again, as a bot asked for many decisions at once (as one waiting on a server is)."""
+
+    def act_many(self, observations, views):
+        BATCH_SIZES.append(len(views))
+        return [max(view.legal) for view in views]
+
+
 def make_highest(seed=None, rules=None):
     """A factory: called with seed= and rules=."""
     FACTORY_CALLS.append((seed, None if rules is None else rules.n_players))

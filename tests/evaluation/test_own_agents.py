@@ -98,7 +98,8 @@ def test_a_file_is_one_module_in_every_process_under_a_stable_name(agents: Path,
 def test_a_batched_policy_is_played_in_batches_and_scores_as_the_same_rule_one_decision_at_a_time(
     agents: Path,
 ) -> None:
-    """Lockstep play changes nothing for a policy that answers each row alone: stochastic and mixed opponents too."""
+    """Lockstep play changes nothing for a policy (or a concurrent bot) that answers each row alone: stochastic and
+    mixed opponents too."""
     rules = RuleConfig()
     module = load_file_module(agents)
     for lineup in (("random",) * 3, ("random", "greedy", "greedy")):
@@ -108,6 +109,10 @@ def test_a_batched_policy_is_played_in_batches_and_scores_as_the_same_rule_one_d
         )
         assert max(module.BATCH_SIZES) > 8  # hands of a group wait for one call
         np.testing.assert_array_equal(one_at_a_time.metrics, batched.metrics)
+        module.BATCH_SIZES.clear()
+        [concurrent] = run_matches([Match(f"{agents}:HighestMany", lineup)], rules, 4, seed=2, workers=1)
+        assert max(module.BATCH_SIZES) > 8  # a concurrent bot is asked for a group's decisions at once too
+        np.testing.assert_array_equal(concurrent.metrics, batched.metrics)
     [on_two] = run_matches([Match(f"{agents}:highest", lineup)], rules, 4, seed=2, workers=2, progress=False)
     np.testing.assert_array_equal(on_two.metrics, batched.metrics)
 
