@@ -37,8 +37,11 @@ class BotSpecError(ValueError):
 
 
 def is_code_spec(spec: str) -> bool:
-    """Whether ``spec`` has the form ``module:attr`` or ``file.py:attr`` (not whether it imports)."""
-    return CODE_SPEC.match(spec) is not None
+    """Whether ``spec`` has the form ``module:attr`` or ``file.py:attr`` (not whether it imports); a language-model
+    agent's ``openai:MODEL`` is not one (:mod:`.llm.spec`)."""
+    from .llm.spec import is_chat_spec
+
+    return CODE_SPEC.match(spec) is not None and not is_chat_spec(spec)
 
 
 def file_module_name(path: str | Path) -> str:

@@ -22,6 +22,7 @@ from .bot_objects import PickledBot, as_bot, object_label, probe_bot
 from .code_specs import is_code_spec, load_code_object
 from .greedy_bot import GreedyBot
 from .heuristic.bot import HeuristicBot
+from .llm import ChatSpec, chat_agent, is_chat_spec
 from .networks import catalogue
 from .networks.catalogue import is_shipped, resolve, shipped_bot
 from .networks.format import CheckpointError, check_seat_count, is_checkpoint_path
@@ -169,6 +170,8 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
     (:mod:`sam_env.agents.search`).
     """
     n_players = None if rules is None else rules.n_players
+    if is_chat_spec(spec) or isinstance(spec, ChatSpec):  # a language model behind an endpoint (agents/llm)
+        return chat_agent(spec, seed)  # type: ignore[arg-type]
     if isinstance(spec, PolicyCheckpoint):
         check_seat_count(spec.source, spec.rules.n_players, n_players)
         return PPOBot(spec, seed=seed, name=label_of(spec))
@@ -209,6 +212,8 @@ def label_of(spec: BotSpec | object) -> str:
         return spec.source
     if isinstance(spec, PickledBot):
         return spec.label
+    if isinstance(spec, ChatSpec):
+        return f"openai:{spec.model}"
     if isinstance(spec, (str, os.PathLike)):
         return os.fspath(spec) if isinstance(spec, os.PathLike) else spec
     return object_label(spec)

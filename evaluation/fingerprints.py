@@ -57,6 +57,8 @@ import numpy as np
 
 from sam_env.agents.bot_objects import ActBot, PickledBot, PolicyBot
 from sam_env.agents.code_specs import CODE_SPEC, is_code_spec
+from sam_env.agents.llm import ChatSpec, is_chat_spec, parse
+from sam_env.agents.llm.prompts import fingerprint_text
 from sam_env.agents.networks.catalogue import SHIPPED_DIR, entry, is_shipped, resolve
 from sam_env.agents.networks.format import checkpoint_files, is_checkpoint_path
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
@@ -123,6 +125,14 @@ def fingerprint(spec: object, rules: RuleConfig) -> dict[str, Any]:
     A code spec or an object is built here once more to hash its state (see the module docstring)."""
     if isinstance(spec, (PolicyCheckpoint, QCheckpoint)):
         return {"kind": "network", "sha256": tensors_sha256(spec.tensors), "of": f"the tensors of {spec.source}"}
+    if is_chat_spec(spec) or isinstance(spec, ChatSpec):
+        chat = parse(spec) if isinstance(spec, str) else spec
+        return {
+            "kind": "language model",
+            "sha256": hashlib.sha256(fingerprint_text(chat).encode("utf-8")).hexdigest(),
+            "of": f"the model's name {chat.model!r}, its prompt template {chat.template} and the settings that change "
+            "its prompt or sampling; not the model's weights, which the server holds",
+        }
     if not isinstance(spec, (str, os.PathLike)):
         return code_fingerprint(spec, rules)
     text = os.fspath(spec)

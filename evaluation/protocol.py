@@ -56,7 +56,10 @@ when v1 was fixed. Networks shipped later (the Deep Monte-Carlo ``dmc``) are mea
 SEARCH = suites.PROTOCOL_V1_SEARCH
 """The opponents of the search tier (:data:`.suites.PROTOCOL_V1_SEARCH`): ``ppo_search``."""
 SEARCH_NETWORK = suites.PROTOCOL_V1_SEARCH_NETWORK
-"""The network ``ppo_search`` plays at each seat count (:data:`.suites.PROTOCOL_V1_SEARCH_NETWORK`)."""
+"""The network ``ppo_search`` plays at each seat count (:data:`.suites.PROTOCOL_V1_SEARCH_NETWORK`), and the text
+tier's network."""
+TEXT = suites.PROTOCOL_V1_TEXT
+"""The text tier's baselines (:data:`.suites.PROTOCOL_V1_TEXT`)."""
 OPPONENT_WEIGHTS = suites.PROTOCOL_V1_WEIGHTS
 """SHA-256 of the weights of every network protocol v1 seats (:data:`.suites.PROTOCOL_V1_WEIGHTS`): a run
 refuses an install whose networks differ (:func:`check_opponent_weights`)."""
@@ -68,9 +71,14 @@ class Tier:
 
     name: str
     deals: dict[int, int]
-    search: bool = False
-    """Play the search suite (:data:`SEARCH`) instead of the main one."""
+    suite: str = "main"
+    """Which opponents: ``main`` (:data:`BASELINES`, the panel, :data:`NETWORKS`), ``search`` (:data:`SEARCH`) or
+    ``text`` (:data:`TEXT` and the seat count's ``ppo``: short, for language models)."""
     about: str = ""
+
+    @property
+    def search(self) -> bool:
+        return self.suite == "search"
 
 
 TIERS: dict[str, Tier] = {
@@ -80,8 +88,12 @@ TIERS: dict[str, Tier] = {
         Tier(
             "quick", {2: 1000, 3: 800, 4: 400, 5: 300}, about="the full tier's first deals, a check in about a minute"
         ),
+        Tier("search", {2: 100, 3: 60, 4: 40, 5: 30}, "search", about="ppo_search opponents, on fewer deals, slower"),
         Tier(
-            "search", {2: 100, 3: 60, 4: 40, 5: 30}, search=True, about="ppo_search opponents, on fewer deals, slower"
+            "text",
+            {2: 100, 3: 60, 4: 50, 5: 40},
+            "text",
+            about="greedy, heuristic and ppo on few deals, for language models (docs/llm.md)",
         ),
     )
 }
@@ -92,15 +104,19 @@ DEAL_SET_SHA256: dict[tuple[int, str], str] = {
     (2, "full"): "9ecbc2a0f1f2a29f1ff73df5fd49b22770bc2f1938296b9c482ee38b68bb3a0b",
     (2, "quick"): "792641468145dda93bad0acdf396c125d5bdffa9d0313d902bb46dcd7d3aa6e4",
     (2, "search"): "7e4436ce59f03a85be127f51037087d8f2309ba76669f18f6b14a5df6762c5ee",
+    (2, "text"): "7e4436ce59f03a85be127f51037087d8f2309ba76669f18f6b14a5df6762c5ee",
     (3, "full"): "a8d589a708a4f5933181cda476dfbf000f3777221b568ee9aae539ac2296764c",
     (3, "quick"): "a6b33f1e2b232acbd52f002a1d8d1f159051fe33e0e006e733fe9641443074e0",
     (3, "search"): "3fad3fd1d7f6bcf926d3b8e1f137acba2ae948b02016c0ec41dc226b00be26c0",
+    (3, "text"): "3fad3fd1d7f6bcf926d3b8e1f137acba2ae948b02016c0ec41dc226b00be26c0",
     (4, "full"): "e2f8247cbc557291b54c9972b15ebc47c0eca0846e63e6977c3644175dceafdb",
     (4, "quick"): "33faa1bc7238416e0a8a9b81c402d3249c5fd1baa1f29465d4bed19dd81edef3",
     (4, "search"): "9dce64be4927aada7e2da110cbe91fa1d852eb10515b2bcfce2290727fe68994",
+    (4, "text"): "946882b1366eddd70713fe9bccb3579ff7d79bbb1d75a89a2e788153b79a149f",
     (5, "full"): "129470d2d3424cf19e319a05e355d3aada15a41a53c5e6966cc63d0ea7d31ebb",
     (5, "quick"): "7d4b9f3a1c9e24e83177f4c532384d7601760a7c3d4f8e9bf030b3b757ec0513",
     (5, "search"): "a6a021e7a776423efe6dede2e4093716d464959e7213e20b2f73d87dd3dbfc19",
+    (5, "text"): "5aaef18798c284f2fc35a10bcf3a38b6bc259fbd53ba928bf5c5c410a96786e4",
 }
 """``(players, tier) -> SHA-256`` of the tier's deal set (:func:`deal_set_sha256`), pinned; a results file
 and this sam-env's own dealing must both agree with it."""
@@ -127,7 +143,7 @@ def tier_named(name: str) -> Tier:
 def suite(players: int, tier: str) -> tuple[Opponent, ...]:
     """The opponents of a track and tier, in the order of a results file's rows (:func:`.suites.protocol_v1`)."""
     rules_for(players)
-    return suites.protocol_v1(players, search=tier_named(tier).search)
+    return suites.protocol_v1(players, tier_named(tier).suite)
 
 
 def headline_opponents(players: int, tier: str) -> tuple[str, ...]:
@@ -191,8 +207,8 @@ class Track:
 
     @property
     def networks(self) -> tuple[str, ...]:
-        """The shipped networks this track seats (the search tier: the one its search plays)."""
-        return (SEARCH_NETWORK[self.players],) if TIERS[self.tier].search else NETWORKS[self.players]
+        """The shipped networks this track seats (the search and text tiers: the seat count's ppo network)."""
+        return NETWORKS[self.players] if TIERS[self.tier].suite == "main" else (SEARCH_NETWORK[self.players],)
 
     @property
     def pinned_sha256(self) -> str:

@@ -30,6 +30,7 @@ import numpy as np
 
 from sam_env.agents.registry import label_of
 
+from .llm_results import agent_block, chat_candidate, is_chat_candidate
 from .panel import BASELINE, paired_nets
 from .protocol import SEED, ProtocolError, Track, check_opponent_weights
 from .stats import NET, WIN, mean_ci, paired_difference
@@ -150,6 +151,8 @@ class Scores:
     workers: int
     load_at_start: float | None
     """The 1-minute load average when the run started (None where the system has none)."""
+    agent: dict[str, Any] | None = None
+    """A language model's replies, calls and tokens (:func:`.llm_results.agent_block`); None for other candidates."""
 
 
 def plan(track: Track, candidates: Sequence[tuple[object, str]]) -> list[Match]:
@@ -240,7 +243,9 @@ def run_track(
         raise ProtocolError(f"two candidates go by one name: {labels}; give each its own label")
     track.check_deals()
     check_opponent_weights(track.networks)
-    matches = plan(track, list(zip(candidates, labels, strict=True)))
+    # a language model plays under a run id, which its decisions are logged by, in whichever process they are made
+    played = [chat_candidate(c) if is_chat_candidate(c) else c for c in candidates]
+    matches = plan(track, list(zip(played, labels, strict=True)))
     workers = workers or os.cpu_count() or 1
     load, cpu, start = load_average(), _cpu_seconds(), time.perf_counter()
     results = run_matches(matches, track.rules, deals, seed=SEED, workers=workers, progress=progress)
@@ -248,8 +253,9 @@ def run_track(
     cpu_end = _cpu_seconds()
     cpu_used = None if cpu is None or cpu_end is None else cpu_end - cpu
     scores = []
-    for spec, label in zip(candidates, labels, strict=True):
+    for spec, label, chat in zip(candidates, labels, played, strict=True):
         rows = rows_of(track, label, results)
         headline = headline_of_rows(rows, track.headline_opponents)
-        scores.append(Scores(spec, label, rows, headline, wall, cpu_used, len(labels), workers, load))
+        agent = agent_block(chat) if is_chat_candidate(chat) else None
+        scores.append(Scores(spec, label, rows, headline, wall, cpu_used, len(labels), workers, load, agent))
     return scores

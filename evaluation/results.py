@@ -39,6 +39,7 @@ from sam_env.aec_env import raw_env
 from sam_env.encoding import ENCODING_VERSION, ENCODING_VERSIONS
 
 from .fingerprints import fingerprint
+from .llm_results import check_agent_block
 from .matches import Match
 from .protocol import NAME, PROTOCOL_ID, SEED, VERSION, ProtocolError, Track, rules_for
 from .protocol_run import PerDeal, Scores, headline_of, headline_of_rows, row_from_per_deal
@@ -105,6 +106,7 @@ def build_results(track: Track, scores: Scores, command: str) -> dict[str, Any]:
         "cpu_time_s": None if scores.cpu_time_s is None else round(scores.cpu_time_s, 1),
         "candidates_in_run": scores.candidates_in_run,
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        **({} if scores.agent is None else {"agent": scores.agent}),
     }
 
 
@@ -242,6 +244,9 @@ def validate(document: object, *, legacy: bool = False) -> None:
         _check_legacy_headline(track, document["headline"], document["rows"])
     else:
         check_figures(track, document)
+        wrong = check_agent_block(document)
+        if wrong:
+            raise ResultsError(*wrong)
 
 
 def _close(a: float, b: float) -> bool:

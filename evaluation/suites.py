@@ -58,6 +58,9 @@ PROTOCOL_V1_SEARCH: tuple[str, ...] = ("ppo_search",)
 PROTOCOL_V1_SEARCH_NETWORK: dict[int, str] = {2: "ppo_2p", 3: "ppo_3p", 4: "ppo", 5: "ppo_5p"}
 """The network ``ppo_search`` plays at each seat count
 (:func:`sam_env.agents.networks.catalogue.shipped_network_for` of ``ppo``)."""
+PROTOCOL_V1_TEXT: tuple[str, ...] = ("greedy", "heuristic")
+"""The text tier's baselines; its network is the seat count's ``ppo`` (:data:`PROTOCOL_V1_SEARCH_NETWORK`): a short
+suite, so that a language model is measured on few decisions (docs/llm.md)."""
 PROTOCOL_V1_WEIGHTS: dict[str, str] = {
     "ppo": "533d9e200f25ef9e618aad2e08b0ea2afbb43ac32e85e0040280c56d1cab7bd6",
     "ppo_2p": "7441516a9716d72c7e595934586608f1a0d44f7302e50c9fb450a92bfc865906",
@@ -80,14 +83,20 @@ class Opponent:
     """``baseline``, ``panel``, ``network`` or ``search``."""
 
 
-def protocol_v1(players: int, search: bool = False) -> tuple[Opponent, ...]:
-    """Protocol v1's rows at ``players`` seats, in a results file's order: the baselines, the panel and the
-    track's networks, or with ``search`` (the search tier) the search opponents alone.
+def protocol_v1(players: int, suite: str = "main") -> tuple[Opponent, ...]:
+    """Protocol v1's rows at ``players`` seats, in a results file's order: for the ``main`` suite the baselines, the
+    panel and the track's networks; for ``search`` (the search tier) the search opponents alone; for ``text`` (the
+    text tier) :data:`PROTOCOL_V1_TEXT` and the seat count's ``ppo`` network.
 
     :func:`.protocol.suite` is the checked way in (a track and a tier by name); ``KeyError`` here for a seat
     count protocol v1 has no track for."""
-    if search:
+    if suite == "search":
         return tuple(Opponent(name, "search") for name in PROTOCOL_V1_SEARCH)
+    if suite == "text":
+        return (
+            *(Opponent(name, "baseline") for name in PROTOCOL_V1_TEXT),
+            Opponent(PROTOCOL_V1_SEARCH_NETWORK[players], "network"),
+        )
     return (
         *(Opponent(name, "baseline") for name in PROTOCOL_V1_BASELINES),
         *(Opponent(name, "panel") for name in PROTOCOL_V1_PANEL),

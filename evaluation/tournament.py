@@ -42,6 +42,7 @@ from tqdm import tqdm
 
 from sam_env.agents.bot_objects import PickledBot, pickled, plays_in_lockstep, probe_bot
 from sam_env.agents.code_specs import BotSpecError, is_code_spec, loaded_files
+from sam_env.agents.llm import ChatSpec
 from sam_env.agents.registry import BUILT_IN, label_of, load_bot, registered_at_run_time
 from sam_env.core import RuleConfig
 
@@ -248,6 +249,8 @@ def _from_code(spec: object) -> bool:
     """Whether a bot comes from code outside sam-env (it is probed before play; shipped bots are tested)."""
     if isinstance(spec, str):
         return spec in registered_at_run_time() or (is_code_spec(spec) and spec not in BUILT_IN)
+    if isinstance(spec, ChatSpec):  # a language model: probing it would spend a request
+        return False
     return isinstance(spec, PickledBot) or not (isinstance(spec, os.PathLike) or hasattr(spec, "tensors"))
 
 
@@ -259,7 +262,7 @@ def _portable(matches: Sequence[Match]) -> tuple[list[Match], set[int]]:
     for i, m in enumerate(matches):
         slots = []
         for spec in m.slots:
-            if isinstance(spec, (str, os.PathLike, PickledBot)) or hasattr(spec, "tensors"):
+            if isinstance(spec, (str, os.PathLike, PickledBot, ChatSpec)) or hasattr(spec, "tensors"):  # plain data
                 here.update([i] if isinstance(spec, str) and spec in local_names else [])
                 slots.append(spec)
                 continue

@@ -33,13 +33,21 @@ VIEW_VERSION = 1
 """The version of :func:`seat_json`'s keys and :func:`seat_text`'s lines: a prompt built on them names it."""
 
 
+NOT_LEGAL_NOW = "is not a legal move now"
+
+
 class MoveParseError(ValueError):
     """A reply that names no legal move (or several); the message lists the legal ones."""
 
     def __init__(self, reply: str, legal: Sequence[int], why: str) -> None:
-        self.reply, self.legal = reply, tuple(legal)
+        self.reply, self.legal, self.why = reply, tuple(legal), why
         names = ", ".join(combo_name(a) for a in legal)
         super().__init__(f"{why}: {reply[:200]!r}; the legal moves are: {names}")
+
+    @property
+    def names_illegal_move(self) -> bool:
+        """Whether the reply named a move, but one that is not legal now (else it named none, or several)."""
+        return self.why.endswith(NOT_LEGAL_NOW)
 
 
 def rules_summary(rules: RuleConfig) -> str:
@@ -209,7 +217,7 @@ def parse_move(reply: str, legal: Sequence[int]) -> int:
     if whole is not None:
         if whole in legal_set:
             return whole
-        raise MoveParseError(reply, legal, f"{combo_name(whole)} is not a legal move now")
+        raise MoveParseError(reply, legal, f"{combo_name(whole)} {NOT_LEGAL_NOW}")
     named = {index for word in _NAME.findall(text) if (index := _index(word)) is not None}
     playable = named & legal_set
     if len(playable) == 1:
@@ -217,7 +225,7 @@ def parse_move(reply: str, legal: Sequence[int]) -> int:
     if len(playable) > 1:
         raise MoveParseError(reply, legal, "the reply names several legal moves")
     if named:
-        raise MoveParseError(reply, legal, f"{', '.join(sorted(map(combo_name, named)))} is not a legal move now")
+        raise MoveParseError(reply, legal, f"{', '.join(sorted(map(combo_name, named)))} {NOT_LEGAL_NOW}")
     raise MoveParseError(reply, legal, "the reply names no move")
 
 

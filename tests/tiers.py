@@ -42,11 +42,13 @@ TIERS: dict[str, tuple[str, ...]] = {
     "test_docs_site.py": ("docs",),
     "test_references.py": ("docs",),
     "apps/test_mcp_server.py": ("mcp",),
+    "agents/test_llm_agent.py": ("llm",),
+    "evaluation/test_llm_protocol.py": ("llm",),
 }
 """Folders and files under ``tests/`` -> the tier markers of every test in them (a file also gets its
 folders'). Tests of the base install sit anywhere else, or are the rest of a listed file."""
 
-EXTRA_TIERS = ("train", "rllib", "web", "clients", "docs", "mcp")
+EXTRA_TIERS = ("train", "rllib", "web", "clients", "docs", "mcp", "llm")
 """The tiers named after an extra of pyproject.toml: what they need is that extra's requirements."""
 OTHER_NEEDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], str]] = {
     "web": (("httpx",), (), 'pip install -e ".[web,dev]"'),

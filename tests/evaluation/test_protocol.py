@@ -92,7 +92,7 @@ def test_the_suites_seat_at_their_tables_and_their_networks_are_pinned() -> None
 def test_unknown_tracks_and_tiers_are_refused_by_name() -> None:
     with pytest.raises(ProtocolError, match="2, 3, 4, 5 players, not 6"):
         Track(6, "full")
-    with pytest.raises(ProtocolError, match="full, quick, search, not 'fast'"):
+    with pytest.raises(ProtocolError, match="full, quick, search, text, not 'fast'"):
         Track(4, "fast")
 
 

@@ -1,0 +1,225 @@
+"""``ChatAgent``: a seat played by a language model behind an OpenAI-compatible chat-completions endpoint.
+
+At each decision the agent sends the prompt of its template (:mod:`.prompts`: the seat's view, with or without
+its legal moves) and reads the reply with :func:`sam_env.text_views.parse_move`, which is forgiving but never
+returns an illegal move. A reply that names no legal move — none, several, an illegal one, an empty or malformed
+body, or a request the server refuses (a 4xx such as a prompt over the model's context) — is answered in the same
+conversation with what was wrong, up to ``retries`` times; then the **fallback** plays: a legal move drawn
+uniformly at random by a generator seeded with the decision's first request, so that a re-run repeats it. A
+model that never answers usefully so plays like ``random``, and every such event is counted (:class:`.store.Decision`).
+
+A server that stops answering — a refused connection, a timeout, a 429 or a 5xx still failing after the ``openai``
+client's own retries, or a model or key it does not know — is not something a move can be made of: the run stops
+with :class:`EndpointError`, and the same command run again resumes it, its finished decisions answered from the
+reply cache (:mod:`.store`).
+
+The agent is a :class:`~sam_env.ConcurrentBot`: an evaluation asks it for many hands' decisions at once, and it
+sends up to ``concurrency`` requests together, each decision from its own prompt alone, so the results do not
+depend on the grouping or the number of processes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+
+from sam_env.concurrent_bot import ConcurrentBot
+from sam_env.core import SeatView
+from sam_env.text_views import MoveParseError, parse_move
+
+from . import prompts
+from .spec import ChatSpec
+from .store import Decision, Reply, Store, request_key
+
+LOCAL_API_KEY = "sam-env"
+"""The key sent when ``OPENAI_API_KEY`` is not set: local servers (vLLM, llama.cpp, Ollama) need none."""
+
+
+class EndpointError(RuntimeError):
+    """The endpoint does not answer (or refuses the model or the key): the run stops, resumable from the cache."""
+
+
+class ChatAgent(ConcurrentBot):
+    """A language model's seat (see the module docstring), from a :class:`.spec.ChatSpec`."""
+
+    def __init__(self, spec: ChatSpec, seed: int | None = None, name: str | None = None) -> None:
+        super().__init__(seed)
+        self.spec = spec
+        self.name = name or f"openai:{spec.model}"
+        self.run = spec.run or uuid.uuid4().hex
+        self.totals = Decision()
+        """This agent's decisions summed, in this process (a run's, over all processes: :func:`.store.run_usage`)."""
+        self.decisions = 0
+        self._store: Store | None = None
+        self._client: Any = None
+        self._pool: ThreadPoolExecutor | None = None
+
+    # ----------------------------------------------------------------- deciding
+
+    def act_many(self, observations: Sequence[Mapping[str, np.ndarray]], views: Sequence[SeatView]) -> list[int]:
+        if len(views) == 1 or self.spec.concurrency == 1:
+            answers = [self._decide(view) for view in views]
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.spec.concurrency, thread_name_prefix="sam-env-llm")
+            answers = list(self._pool.map(self._decide, views))
+        decisions = [d for _, d in answers]
+        self.store.log(self.run, decisions)
+        for d in decisions:
+            for f in fields(Decision):
+                setattr(self.totals, f.name, getattr(self.totals, f.name) + getattr(d, f.name))
+        self.decisions += len(decisions)
+        return [action for action, _ in answers]
+
+    def _decide(self, view: SeatView) -> tuple[int, Decision]:
+        start = time.perf_counter()
+        decision = Decision()
+        listed = self.spec.legal_moves == "listed"
+        messages = prompts.messages(view, self.spec.template, listed)
+        first_key = ""
+        waited = 0.0
+        action = None
+        for _ in range(self.spec.retries + 1):
+            request = self._request(messages)
+            key = request_key(request)
+            first_key = first_key or key
+            reply, fetched = self._reply(key, request)
+            waited += reply.latency_s if fetched else 0.0
+            decision.calls += fetched
+            decision.cached += not fetched
+            decision.replies += 1
+            decision.prompt_tokens += reply.prompt_tokens
+            decision.completion_tokens += reply.completion_tokens
+            decision.wait_s += reply.latency_s
+            if reply.kind == "text":
+                try:
+                    action = parse_move(reply.content, view.legal)
+                    break
+                except MoveParseError as err:
+                    decision.illegal += err.names_illegal_move
+                    decision.unparsed += not err.names_illegal_move
+                    feedback = prompts.retry_message(err, listed)
+            elif reply.kind == "refused":
+                decision.refused += 1
+                feedback = prompts.retry_message(f"the request was refused: {reply.content[:200]}", listed)
+            else:
+                decision.unparsed += 1
+                feedback = prompts.retry_message("the answer held no message", listed)
+            messages = [
+                *messages,
+                {"role": "assistant", "content": reply.content},
+                {"role": "user", "content": feedback},
+            ]
+        if action is None:
+            action = fallback_move(view, first_key)
+            decision.fallback = 1
+        decision.harness_s = max(0.0, time.perf_counter() - start - waited)
+        return action, decision
+
+    def _request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
+        return {
+            "model": self.spec.model,
+            "messages": messages,
+            "temperature": self.spec.temperature,
+            "max_tokens": self.spec.max_tokens,
+        }
+
+    def _reply(self, key: str, request: dict[str, Any]) -> tuple[Reply, bool]:
+        """The reply to ``request``, from the cache or the server; whether it was fetched now."""
+        cached = self.store.reply(key)
+        if cached is not None:
+            return cached, False
+        reply = self._fetch(request)
+        self.store.keep(key, reply)
+        return reply, True
+
+    def _fetch(self, request: dict[str, Any]) -> Reply:
+        import openai
+
+        client = self.client
+        start = time.perf_counter()
+        try:
+            response = client.chat.completions.create(**request)
+        except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as err:
+            raise EndpointError(
+                f"{self.name}: the endpoint {client.base_url} refuses the request ({err.status_code}: {_said(err)}); "
+                "check the model name, OPENAI_BASE_URL and OPENAI_API_KEY"
+            ) from None
+        except openai.APIStatusError as err:
+            if err.status_code == 429 or err.status_code >= 500:
+                raise self._stopped(f"{err.status_code}: {_said(err)}") from None
+            return Reply("refused", f"{err.status_code}: {_said(err)}", 0, 0, time.perf_counter() - start)
+        except openai.APIConnectionError as err:  # a refused connection or a timeout, after the client's retries
+            raise self._stopped(f"{type(err).__name__}: {err}") from None
+        latency = time.perf_counter() - start
+        try:
+            content = response.choices[0].message.content or ""
+        except (AttributeError, IndexError, TypeError):
+            return Reply("malformed", "", 0, 0, latency)
+        usage = getattr(response, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        return Reply(
+            "text", content if isinstance(content, str) else str(content), prompt_tokens, completion_tokens, latency
+        )
+
+    def _stopped(self, why: str) -> EndpointError:
+        return EndpointError(
+            f"{self.name}: the endpoint {self.client.base_url} stopped answering ({why}) after "
+            f"{self.spec.max_retries} retries; the replies received so far are kept in {self.store.path}: run the "
+            "same command again to resume where it stopped"
+        )
+
+    # ----------------------------------------------------------------- resources
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store(self.spec.cache_path())
+        return self._store
+
+    @property
+    def client(self) -> Any:
+        """The ``openai`` client, made on first use (a bot built only to be checked never needs it)."""
+        if self._client is None:
+            from openai import OpenAI
+
+            self._client = OpenAI(
+                base_url=self.spec.base_url,
+                api_key=os.environ.get("OPENAI_API_KEY") or LOCAL_API_KEY,
+                timeout=self.spec.timeout,
+                max_retries=self.spec.max_retries,
+            )
+        return self._client
+
+    def usage(self) -> dict[str, int | float]:
+        """This agent's decisions in this process, summed: ``decisions`` and :class:`.store.Decision`'s fields."""
+        return {"decisions": self.decisions, **{f.name: getattr(self.totals, f.name) for f in fields(Decision)}}
+
+    def fingerprint(self) -> str:
+        return prompts.fingerprint_text(self.spec)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a copy or a pickle gets the settings and the run; it opens its own file, client and threads
+        return {**self.__dict__, "_store": None, "_client": None, "_pool": None}
+
+
+def fallback_move(view: SeatView, first_key: str) -> int:
+    """The move played when no reply named a legal one: uniform over the legal moves, drawn by a generator seeded
+    with the decision's first request (its SHA-256), so that the same decision falls back to the same move."""
+    rng = np.random.default_rng(int(first_key[:16] or "0", 16))
+    return int(rng.choice(sorted(view.legal)))
+
+
+def _said(err: Exception) -> str:
+    """What an error answer said, in one line."""
+    body = getattr(err, "body", None)
+    message = body.get("message") if isinstance(body, dict) else None
+    return " ".join(str(message or getattr(err, "message", err)).split())[:300]
