@@ -208,6 +208,7 @@ def _given(argv: Sequence[str], option: str) -> bool:
 def run_protocol(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> int:
     import os
 
+    from sam_env.evaluation.failures import EvaluationError
     from sam_env.evaluation.leaderboard import FOLDER, PAGE, write_page
     from sam_env.evaluation.protocol_run import run_track
     from sam_env.evaluation.results import build_results, file_name, write_results
@@ -247,6 +248,9 @@ def run_protocol(parser: argparse.ArgumentParser, args: argparse.Namespace, argv
         all_scores = run_track(track, candidates, workers=args.workers, progress=not args.no_progress)
     except ProtocolError as err:
         parser.exit(1, f"{parser.prog}: error: {err}\n")
+    except EvaluationError as err:  # a bot that raised, or a language model's server that stopped answering
+        lines = "\n".join(f"  {f.describe()}" for f in err.failures)
+        parser.exit(1, f"{parser.prog}: error: the run did not finish, so it wrote no results file:\n{lines}\n")
     command = shlex.join(["sam-eval", *argv])
     for path, scores in zip(paths, all_scores, strict=True):
         write_results(path, build_results(track, scores, command))
