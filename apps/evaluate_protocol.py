@@ -261,6 +261,8 @@ def run_protocol(parser: argparse.ArgumentParser, args: argparse.Namespace, argv
         for r in scores.rows:
             margin = "" if r.margin is None else f"  margin over heuristic {r.margin['margin']:+.2f}"
             print(f"  vs {r.opponents:<20} {r.x_per_hand:+6.2f} [{r.ci_low:+.2f}, {r.ci_high:+.2f}]{margin}")
+        if scores.agent is not None:
+            print(agent_summary(scores.agent))
         print(f"wrote {path}")
     wall, cpu = all_scores[0].wall_time_s, all_scores[0].cpu_time_s
     cpu_text = "" if cpu is None else f", {cpu:.0f} s of CPU"
@@ -269,3 +271,17 @@ def run_protocol(parser: argparse.ArgumentParser, args: argparse.Namespace, argv
         write_page()
         print(f"rebuilt {PAGE}; commit it with the results file")
     return 0
+
+
+def agent_summary(agent: dict) -> str:
+    """A language model's replies in a few lines: what docs/llm.md explains, as a run prints it."""
+    a = agent
+    return (
+        f"  {a['decisions']:,} decisions, legal moves {a['legal_moves']}: {a['replies']:,} replies, "
+        f"{100 * a['first_reply_legal_rate']:.1f}% of first replies legal; invalid replies {a['unparsed']:,} naming no "
+        f"move, {a['illegal']:,} an illegal one, {a['refused']:,} refused; {a['fallbacks']:,} fallbacks "
+        f"({100 * a['fallback_rate']:.1f}% of decisions)\n"
+        f"  {a['calls']:,} calls to the server, {a['cached']:,} replies from the cache; {a['prompt_tokens']:,} prompt "
+        f"and {a['completion_tokens']:,} completion tokens; the harness's own time {a['harness_ms_per_decision']:.2f} "
+        "ms per decision"
+    )

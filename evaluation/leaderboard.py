@@ -102,17 +102,24 @@ def _mean_of(entry: Entry, group: str, key: str = "x_per_hand") -> str:
 
 
 def _summary_table(entries: list[Entry]) -> list[str]:
-    search = TIERS[entries[0].tier].search
+    suite = TIERS[entries[0].tier].suite
     head = ["#", "candidate", "headline X/hand", "95% CI"]
-    head += ["vs ppo_search"] if search else ["vs greedy", "vs heuristic", "panel margin", "vs networks", "vs random"]
+    head += {
+        "search": ["vs ppo_search"],
+        "text": ["vs greedy", "vs heuristic", "vs ppo", "legal moves", "first reply legal", "fallbacks"],
+        "main": ["vs greedy", "vs heuristic", "panel margin", "vs networks", "vs random"],
+    }[suite]
     head += ["deals", "run"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" if h != "candidate" else "---" for h in head) + "|"]
     for rank, entry in enumerate(sorted(entries, key=lambda e: (-e.score, e.label)), start=1):
         h = entry.document["headline"]
         label = f"`{entry.label}`" + (f" {LEGACY_MARK}" if entry.legacy else "")
         cells = [str(rank), label, _x(h["score"]), _interval(h["ci_low"], h["ci_high"])]
-        if search:
+        if suite == "search":
             cells += [_x(entry.document["rows"][0]["x_per_hand"])]  # the search tier's one row: ppo_search
+        elif suite == "text":
+            cells += [_x(r["x_per_hand"]) for r in entry.document["rows"]]  # greedy, heuristic, ppo
+            cells += _agent_cells(entry.document.get("agent"))
         else:
             greedy, heuristic, random = (_row_by(entry, name) for name in ("greedy", "heuristic", "random"))
             cells += [_x(greedy["x_per_hand"]) if greedy else "–", _x(heuristic["x_per_hand"]) if heuristic else "–"]
@@ -121,6 +128,17 @@ def _summary_table(entries: list[Entry]) -> list[str]:
         cells += [str(entry.document["protocol"]["deals"]), f"[details](#{entry.anchor})"]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def _agent_cells(agent: dict[str, Any] | None) -> list[str]:
+    """A language model's track and reply rates (docs/llm.md); a bot reads its legal moves, so none for it."""
+    if agent is None:
+        return ["(a bot)", "–", "–"]
+    return [
+        agent["legal_moves"],
+        f"{100 * agent['first_reply_legal_rate']:.1f}%",
+        f"{100 * agent['fallback_rate']:.1f}%",
+    ]
 
 
 LEGACY_MARK = "(format 1)"
@@ -161,6 +179,16 @@ def _details(entry: Entry) -> list[str]:
         "| opponents | group | hands | X/hand | 95% CI | win % | margin over heuristic [95% CI] |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
+    agent = d.get("agent")
+    if agent is not None:
+        lines[-3:-3] = [
+            f"- language model `{agent['model']}`: legal moves {agent['legal_moves']}, template {agent['template']}, "
+            f"temperature {agent['temperature']}, max tokens {agent['max_tokens']}, {agent['retries']} retries; "
+            f"{agent['decisions']:,} decisions, {agent['replies']:,} replies ({agent['unparsed']:,} named no move, "
+            f"{agent['illegal']:,} an illegal one, {agent['refused']:,} refused), {agent['fallbacks']:,} fallbacks; "
+            f"{agent['calls']:,} calls ({agent['cached']:,} replies from the cache), {agent['prompt_tokens']:,} prompt "
+            f"and {agent['completion_tokens']:,} completion tokens",
+        ]
     for r in d["rows"]:
         g = r.get("margin")
         margin = f"{_x(g['margin'])} {_interval(g['margin_low'], g['margin_high'])}" if g else ""
