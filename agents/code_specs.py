@@ -26,6 +26,9 @@ _DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
 CODE_SPEC = re.compile(rf"^(?P<module>.+\.py|{_DOTTED}):(?P<attr>{_DOTTED})$")
 """``module:attr`` (a dotted module name) or ``path/to/file.py:attr``; ``attr`` may be dotted."""
 
+CHAT_PREFIX = "openai:"
+"""What a language-model agent's spec starts with (:mod:`.llm.spec`): such a spec is never a code spec."""
+
 FILE_MODULE_PREFIX = "sam_env_bot_file_"
 
 _loaded_files: dict[str, str] = {}
@@ -38,10 +41,8 @@ class BotSpecError(ValueError):
 
 def is_code_spec(spec: str) -> bool:
     """Whether ``spec`` has the form ``module:attr`` or ``file.py:attr`` (not whether it imports); a language-model
-    agent's ``openai:MODEL`` is not one (:mod:`.llm.spec`)."""
-    from .llm.spec import is_chat_spec
-
-    return CODE_SPEC.match(spec) is not None and not is_chat_spec(spec)
+    agent's ``openai:MODEL`` (:data:`CHAT_PREFIX`, :mod:`.llm.spec`) is not one."""
+    return CODE_SPEC.match(spec) is not None and not spec.startswith(CHAT_PREFIX)
 
 
 def file_module_name(path: str | Path) -> str:

@@ -58,7 +58,7 @@ import numpy as np
 from sam_env.agents.bot_objects import ActBot, PickledBot, PolicyBot
 from sam_env.agents.code_specs import CODE_SPEC, is_code_spec
 from sam_env.agents.llm import ChatSpec, is_chat_spec, parse
-from sam_env.agents.llm.prompts import fingerprint_text
+from sam_env.agents.llm.spec import fingerprint_text
 from sam_env.agents.networks.catalogue import SHIPPED_DIR, entry, is_shipped, resolve
 from sam_env.agents.networks.format import checkpoint_files, is_checkpoint_path
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint

@@ -150,10 +150,11 @@ def rebuildable_spec(item: Reproduction) -> str:
     """The spec a file's candidate is rebuilt from; ``ValueError`` when it names nothing this machine can build (an
     object given to sam-eval in code, whose name is all the file keeps, or a path of another machine)."""
     from sam_env.agents.code_specs import is_code_spec
+    from sam_env.agents.llm import is_chat_spec
     from sam_env.agents.registry import FACTORIES
 
     spec = item.document["candidate"]["spec"]
-    if spec in FACTORIES or is_code_spec(spec) or Path(spec).exists():
+    if spec in FACTORIES or is_code_spec(spec) or is_chat_spec(spec) or Path(spec).exists():
         return spec
     raise ValueError(
         f"{item.path}: its candidate {spec!r} cannot be rebuilt here: it is no bot name, no code spec "

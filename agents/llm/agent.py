@@ -35,7 +35,7 @@ from sam_env.core import SeatView
 from sam_env.text_views import MoveParseError, parse_move
 
 from . import prompts
-from .spec import ChatSpec
+from .spec import ChatSpec, fingerprint_text
 from .store import Decision, Reply, Store, request_key
 
 LOCAL_API_KEY = "sam-env"
@@ -204,7 +204,7 @@ class ChatAgent(ConcurrentBot):
         return {"decisions": self.decisions, **{f.name: getattr(self.totals, f.name) for f in fields(Decision)}}
 
     def fingerprint(self) -> str:
-        return prompts.fingerprint_text(self.spec)
+        return fingerprint_text(self.spec)
 
     def __getstate__(self) -> dict[str, Any]:
         # a copy or a pickle gets the settings and the run; it opens its own file, client and threads

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from sam_env.core import SeatView
 from sam_env.text_views import VIEW_VERSION, MoveParseError, seat_json_text, seat_text
 
-from .spec import ChatSpec
-
 
 @dataclass(frozen=True)
 class Template:
@@ -88,11 +86,3 @@ def retry_message(error: MoveParseError | str, legal_moves: bool) -> str:
         else ("Answer with one legal move's name only.")
     )
     return f"That is not a legal move ({reason}). {ask}"
-
-
-def fingerprint_text(spec: ChatSpec) -> str:
-    """What decides a language-model agent's moves, as text to hash: the model's name, the settings that change its
-    prompt or its sampling (:meth:`.spec.ChatSpec.scoring`) and the text of its template (the model's weights are
-    the server's, and unseen)."""
-    template = TEMPLATES[spec.template]
-    return repr((spec.scoring(), SYSTEM, CHOOSE_LISTED, CHOOSE_WITHHELD, template.name, template.view_version))

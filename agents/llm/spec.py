@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from ..code_specs import BotSpecError
+from ..code_specs import CHAT_PREFIX, BotSpecError
+from .prompts import CHOOSE_LISTED, CHOOSE_WITHHELD, SYSTEM, TEMPLATES
 
-PREFIX = "openai:"
+PREFIX = CHAT_PREFIX
 LEGAL_MOVES = ("listed", "withheld")
 """The two tracks: the legal moves listed in the prompt, or withheld (the model must know the rules)."""
 CACHE_ENV = "SAM_ENV_LLM_CACHE"
@@ -121,8 +122,6 @@ def _value(spec: str, key: str, text: str) -> object:
 
 
 def _check(spec: str, chat: ChatSpec) -> None:
-    from .prompts import TEMPLATES
-
     problems = []
     if chat.legal_moves not in LEGAL_MOVES:
         problems.append(f"legal_moves is {' or '.join(LEGAL_MOVES)}, not {chat.legal_moves!r}")
@@ -137,3 +136,11 @@ def _check(spec: str, chat: ChatSpec) -> None:
         problems.append(f"timeout is a positive number of seconds, not {chat.timeout}")
     if problems:
         raise ChatSpecError(f"agent spec {spec!r}: " + "; ".join(problems))
+
+
+def fingerprint_text(spec: ChatSpec) -> str:
+    """What decides a language-model agent's moves, as text to hash: the model's name, the settings that change its
+    prompt or its sampling (:meth:`ChatSpec.scoring`) and the text of its template (the model's weights are the
+    server's, and unseen)."""
+    template = TEMPLATES[spec.template]
+    return repr((spec.scoring(), SYSTEM, CHOOSE_LISTED, CHOOSE_WITHHELD, template.name, template.view_version))

@@ -76,6 +76,8 @@ def test_nonsense_completes_with_a_valid_file_that_reports_its_invalid_replies_a
     assert again["agent"]["calls"] == 0 and again["agent"]["cached"] == agent["replies"]
     for key in ("decisions", "replies", "unparsed", "illegal", "refused", "fallbacks", "prompt_tokens"):
         assert again["agent"][key] == agent[key], key
+    reproduced = sam_eval("--reproduce", str(path), base_url="http://127.0.0.1:9/v1", cache=cache)
+    assert reproduced.returncode == 0 and "every stored value is equal, and so is the fingerprint" in reproduced.stdout
     # the validator holds the block to its counts and its spec
     for field, value, named in (
         ("fallback_rate", 0.0, "fallback_rate"),
