@@ -123,6 +123,10 @@ def seat_view_from_json(data: dict[str, Any]) -> SeatView:
     """The :class:`~sam_env.core.SeatView` a :func:`seat_json` document was written from (with its legal moves), so
     that a harness holding only the JSON can ask sam-env's own bots for their move; ``ValueError`` naming the key when
     the document is not one."""
+    if not isinstance(data, dict):
+        raise ValueError(
+            f"a seat's JSON view is a JSON object (sam_env.text_views.seat_json), not {type(data).__name__}"
+        )
     try:
         rules = RuleConfig.from_dict(data["rules"])
         n = rules.n_players
@@ -148,6 +152,10 @@ def seat_view_from_json(data: dict[str, Any]) -> SeatView:
     except KeyError as err:
         raise ValueError(
             f"not a seat's JSON view (sam_env.text_views.seat_json, with its legal moves): no {err}"
+        ) from None
+    except (TypeError, ValueError, AttributeError) as err:  # a key of the wrong type, a phase or a move of no name
+        raise ValueError(
+            f"not a seat's JSON view (sam_env.text_views.seat_json, with its legal moves): {type(err).__name__}: {err}"
         ) from None
 
 
@@ -187,7 +195,12 @@ def seat_text(view: SeatView, legal_moves: bool = True) -> str:
     if data["sam_declarer"] is not None:
         lines.append(f"Sâm declared by seat {data['sam_declarer']}.")
     if data["bao_1"]:
-        lines.append("Báo 1: the next seat holds one card; a single you play must be your highest (see the rules).")
+        bound = (
+            "a single you play must be your highest"
+            if data["rules"]["bao1"] == "forced"
+            else "play your highest single or a bigger play, or pay if a lower single lets it go out"
+        )
+        lines.append(f"Báo 1: the next seat holds one card; {bound} (see the rules).")
     if data["chop_value"]:
         lines.append(f"Chopping the play to beat would make its owner pay {data['chop_value']} X.")
     history = [f"seat {h['seat']} {h['move']}" for h in data["history"]]
@@ -219,13 +232,13 @@ def parse_move(reply: str, legal: Sequence[int]) -> int:
             return whole
         raise MoveParseError(reply, legal, f"{combo_name(whole)} {NOT_LEGAL_NOW}")
     named = {index for word in _NAME.findall(text) if (index := _index(word)) is not None}
-    playable = named & legal_set
-    if len(playable) == 1:
-        return playable.pop()
-    if len(playable) > 1:
-        raise MoveParseError(reply, legal, "the reply names several legal moves")
+    if len(named) > 1:  # never picked among them by legality: that would choose for an agent not shown the moves
+        raise MoveParseError(reply, legal, "the reply names several moves; name exactly one")
     if named:
-        raise MoveParseError(reply, legal, f"{', '.join(sorted(map(combo_name, named)))} {NOT_LEGAL_NOW}")
+        (index,) = named
+        if index in legal_set:
+            return index
+        raise MoveParseError(reply, legal, f"{combo_name(index)} {NOT_LEGAL_NOW}")
     raise MoveParseError(reply, legal, "the reply names no move")
 
 

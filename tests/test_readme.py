@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from sam_env.agents.llm import stand_in
 from sam_env.apps import evaluate, exploit, play
 from sam_env.apps.web import cli as web
 from sam_env.training import cli
@@ -58,6 +59,7 @@ PARSERS: dict[str, Callable[[Sequence[str]], object]] = {
     "python train.py": check_train_command,
     "python -m sam_env.apps.evaluate": evaluate.build_parser().parse_args,
     "python -m sam_env.apps.play": play.build_parser().parse_args,
+    "python -m sam_env.agents.llm.stand_in": stand_in.build_parser().parse_args,
 }
 """Our programs, by the words that start their command, and what parses the rest of it."""
 EXTERNAL = (
@@ -71,6 +73,8 @@ EXTERNAL = (
     "source",
     "python -m venv",
     "mkdocs",
+    "vllm",  # docs/llm.md: the servers a language model is served by
+    "llama-server",
     "nohup",
     "grep",
 )

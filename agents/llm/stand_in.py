@@ -138,13 +138,20 @@ def handler(answers: Answers) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m sam_env.agents.llm.stand_in", description=__doc__.split("\n\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m sam_env.agents.llm.stand_in", description=(__doc__ or "").split("\n\n")[0]
+    )
     parser.add_argument("mode", help="bot:NAME, nonsense or fixed:TEXT")
     parser.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--die-after", type=int, default=None, metavar="N", help="exit on request N + 1")
     parser.add_argument("--log", default=None, metavar="FILE", help="append every request body to FILE")
     parser.add_argument("--model", default=None, help="serve this model only (404 for another)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
     args = parser.parse_args(argv)
     try:
         answers = Answers(args.mode, args.die_after, args.log, args.model)

@@ -159,3 +159,36 @@ def test_an_agent_copies_and_pickles_without_its_connection() -> None:
     for twin in (copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))):
         assert twin.spec == agent.spec and twin.run == agent.run and twin._store is None
     assert isinstance(pickle.loads(pickle.dumps(parse("openai:m"))), ChatSpec)
+
+
+def test_the_text_template_sends_the_text_view_and_each_setting_of_a_move_has_its_own_fingerprint(
+    tmp_path: Path,
+) -> None:
+    from sam_env.evaluation.fingerprints import fingerprint
+
+    log = tmp_path / "requests.jsonl"
+    with stand_in("fixed:pass", "--log", str(log)) as url:
+        agent = sam_env.load_bot(f"openai:m,base_url={url},template=text-1,retries=0")
+        asked = decisions(5, seed=6)
+        actions = agent.act_many([o for o, _ in asked], [v for _, v in asked])
+    assert all(a in view.legal for a, (_, view) in zip(actions, asked, strict=True))
+    first = json.loads(log.read_text().splitlines()[0])
+    assert first["messages"][1]["content"].startswith("You are seat ")
+    assert "Legal moves: " in first["messages"][1]["content"]
+    assert "as lines of text" in first["messages"][0]["content"]
+    rules = RuleConfig()
+    prints = {
+        spec: fingerprint(spec, rules)["sha256"]
+        for spec in (
+            "openai:m",
+            "openai:n",
+            "openai:m,template=text-1",
+            "openai:m,legal_moves=withheld",
+            "openai:m,temperature=1",
+            "openai:m,max_tokens=8",
+            "openai:m,retries=0",
+        )
+    }
+    assert len(set(prints.values())) == len(prints)
+    # how a run is carried out changes no move, and no fingerprint
+    assert fingerprint("openai:m,concurrency=1,timeout=5,cache=/tmp/x", rules)["sha256"] == prints["openai:m"]

@@ -83,7 +83,8 @@ def test_replies_are_read_forgivingly(reply: str, name: str) -> None:
     [
         ("pair:A", "pair:A is not a legal move now"),
         ("a pair of kings", "the reply names no move"),
-        ("pass or pair:K", "the reply names several legal moves"),
+        ("pass or pair:K", "the reply names several moves; name exactly one"),
+        ("single:7 (not legal?) otherwise pair:K", "the reply names several moves; name exactly one"),
         ("", "the reply names no move"),
         ("straight:Q-10", "the reply names no move"),
     ],
@@ -128,3 +129,8 @@ def test_a_document_that_is_not_a_seat_view_is_refused_by_the_key_it_lacks() -> 
     data = seat_json(view, legal_moves=False)
     with pytest.raises(ValueError, match="legal_moves"):
         seat_view_from_json(data)
+    for key, value in (("phase", "foo"), ("to_beat", "x"), ("history", [{"seat": 0, "move": "pair:Z"}])):
+        with pytest.raises(ValueError, match="not a seat's JSON view"):
+            seat_view_from_json({**seat_json(view), key: value})
+    with pytest.raises(ValueError, match="is a JSON object"):
+        seat_view_from_json([1, 2])  # type: ignore[arg-type]

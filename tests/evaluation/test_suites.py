@@ -33,6 +33,9 @@ def test_protocol_v1_suite_is_the_one_it_was_fixed_with() -> None:
             rows = [(o.name, o.group) for o in protocol.suite(players, tier)]
             if tier == "search":
                 assert rows == [("ppo_search", "search")]
+            elif tier == "text":
+                ppo = protocol.SEARCH_NETWORK[players]
+                assert rows == [("greedy", "baseline"), ("heuristic", "baseline"), (ppo, "network")]
             else:
                 assert rows == [
                     *((name, "baseline") for name in ("random", "greedy", "heuristic")),
