@@ -23,6 +23,7 @@ from .code_specs import is_code_spec, load_code_object
 from .greedy_bot import GreedyBot
 from .heuristic.bot import HeuristicBot
 from .llm import ChatSpec, chat_agent, is_chat_spec
+from .llm import parse as parse_chat_spec
 from .networks import catalogue
 from .networks.catalogue import is_shipped, resolve, shipped_bot
 from .networks.format import CheckpointError, check_seat_count, is_checkpoint_path
@@ -213,7 +214,9 @@ def label_of(spec: BotSpec | object) -> str:
     if isinstance(spec, PickledBot):
         return spec.label
     if isinstance(spec, ChatSpec):
-        return f"openai:{spec.model}"
+        return spec.label()
+    if is_chat_spec(spec):  # the settings that change its moves, in a fixed order: not the spec as written
+        return parse_chat_spec(spec).label()  # type: ignore[arg-type]
     if isinstance(spec, (str, os.PathLike)):
         return os.fspath(spec) if isinstance(spec, os.PathLike) else spec
     return object_label(spec)

@@ -208,6 +208,7 @@ def _given(argv: Sequence[str], option: str) -> bool:
 def run_protocol(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: Sequence[str]) -> int:
     import os
 
+    from sam_env.agents.registry import label_of
     from sam_env.evaluation.failures import EvaluationError
     from sam_env.evaluation.leaderboard import FOLDER, PAGE, write_page
     from sam_env.evaluation.protocol_run import run_track
@@ -235,7 +236,7 @@ def run_protocol(parser: argparse.ArgumentParser, args: argparse.Namespace, argv
         if args.leaderboard and not (FOLDER.is_dir() and PAGE.is_file()):
             raise ValueError(f"--leaderboard runs at the top of a sam-env checkout: no {FOLDER}/ or {PAGE} here")
         candidates = list(dict.fromkeys(args.candidates))
-        paths = [out / file_name(c, track.players, tier) for c in candidates]
+        paths = [out / file_name(label_of(c), track.players, tier) for c in candidates]
         taken = [str(p) for p in paths if p.exists()]
         if taken:
             raise ValueError(f"results files exist already, and are kept: {', '.join(taken)}; move them or use --out")

@@ -17,6 +17,8 @@ from typing import Any
 from sam_env.agents.llm import ChatSpec, is_chat_spec, parse
 from sam_env.agents.llm.store import run_usage
 
+from .protocol import rules_for
+
 COUNTS = (
     "decisions",
     "replies",
@@ -106,8 +108,40 @@ def check_agent_block(document: dict[str, Any]) -> tuple[str, str] | None:
     for name, value in rates({k: block[k] for k in COUNTS}).items():
         if not math.isclose(block[name], value, abs_tol=10**-DIGITS):
             return f"agent.{name}", f"is {block[name]!r}; its counts give {value!r}"
-    if block["first_reply_legal"] > block["decisions"] or block["fallbacks"] > block["decisions"]:
-        return "agent", "counts more decisions with a legal first reply or a fallback than decisions"
+    wrong = _impossible_counts(block)
+    if wrong:
+        return wrong
+    from .fingerprints import fingerprint  # a language model's is its settings' text: cheap to recompute
+
+    expected = fingerprint(spec, rules_for(document["protocol"]["players"]))["sha256"]
+    if document["candidate"]["fingerprint"]["sha256"] != expected:
+        return "candidate.fingerprint.sha256", f"is not the fingerprint of the spec {spec!r} ({expected})"
+    return None
+
+
+def _impossible_counts(block: dict[str, Any]) -> tuple[str, str] | None:
+    """``(field, why)`` when the counts cannot all be true of one run. Every decision reads replies until one names a
+    legal move (at most ``retries + 1``) or falls back after ``retries + 1`` invalid ones, so: replies = the decisions
+    that found a legal move + the invalid replies; a decision whose first reply was not legal had at least one invalid
+    reply (at most ``retries``), and a fallback exactly ``retries + 1``."""
+    decisions, fallbacks, first = block["decisions"], block["fallbacks"], block["first_reply_legal"]
+    invalid = block["unparsed"] + block["illegal"] + block["refused"]
+    tries = block["retries"] + 1
+    if first + fallbacks > decisions:
+        return (
+            "agent.first_reply_legal",
+            f"and the fallbacks ({first} + {fallbacks}) exceed the decisions ({decisions})",
+        )
+    if block["replies"] != decisions - fallbacks + invalid:
+        found = decisions - fallbacks + invalid
+        return (
+            "agent.replies",
+            f"is {block['replies']}; the decisions that found a legal move plus the invalid replies are {found}",
+        )
+    later = decisions - fallbacks - first  # decisions whose legal move came after 1 to retries invalid replies
+    least, most = later + fallbacks * tries, later * (tries - 1) + fallbacks * tries
+    if not least <= invalid <= most:
+        return "agent.unparsed", f"with illegal and refused ({invalid} invalid replies) is not within [{least}, {most}]"
     if block["replies"] != block["calls"] + block["cached"]:
         return "agent.replies", f"is {block['replies']}; calls + cached is {block['calls'] + block['cached']}"
     return None

@@ -27,4 +27,4 @@ def chat_agent(spec: str | ChatSpec, seed: int | None = None, label: str | None 
         ) from None
     from .agent import ChatAgent
 
-    return ChatAgent(chat, seed=seed, name=label or (spec if isinstance(spec, str) else None))
+    return ChatAgent(chat, seed=seed, name=label or chat.label())

@@ -2,11 +2,13 @@
 
 At each decision the agent sends the prompt of its template (:mod:`.prompts`: the seat's view, with or without
 its legal moves) and reads the reply with :func:`sam_env.text_views.parse_move`, which is forgiving but never
-returns an illegal move. A reply that names no legal move — none, several, an illegal one, an empty or malformed
-body, or a request the server refuses (a 4xx such as a prompt over the model's context) — is answered in the same
-conversation with what was wrong, up to ``retries`` times; then the **fallback** plays: a legal move drawn
-uniformly at random by a generator seeded with the decision's first request, so that a re-run repeats it. A
-model that never answers usefully so plays like ``random``, and every such event is counted (:class:`.store.Decision`).
+returns an illegal move. A reply that names no legal move — none, several, or an illegal one — is answered in the
+same conversation with what was wrong; a request the server refuses (a 4xx such as a prompt over the model's
+context) or answers with no message is sent again as it was. Up to ``retries`` times; then the **fallback**
+plays: a legal move drawn uniformly at random by a generator seeded with the decision's first request, so that a
+re-run repeats it. A model that never answers usefully so plays like ``random``, and every such event is counted
+(:class:`.store.Decision`). An endpoint that refuses every one of the first requests (:data:`REFUSALS_TO_STOP`)
+stops the run instead: it rejects the request itself, and no move could come of it.
 
 A server that stops answering — a refused connection, a timeout, a 429 or a 5xx still failing after the ``openai``
 client's own retries, or a model or key it does not know — is not something a move can be made of: the run stops
@@ -21,6 +23,7 @@ depend on the grouping or the number of processes.
 from __future__ import annotations
 
 import os
+import threading
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -38,6 +41,8 @@ from . import prompts
 from .spec import ChatSpec, fingerprint_text
 from .store import Decision, Reply, Store, request_key
 
+REFUSALS_TO_STOP = 8
+"""Refused requests, with no answer yet, after which the run stops (:meth:`ChatAgent._note_refusal`)."""
 LOCAL_API_KEY = "sam-env"
 """The key sent when ``OPENAI_API_KEY`` is not set: local servers (vLLM, llama.cpp, Ollama) need none."""
 
@@ -52,7 +57,7 @@ class ChatAgent(ConcurrentBot):
     def __init__(self, spec: ChatSpec, seed: int | None = None, name: str | None = None) -> None:
         super().__init__(seed)
         self.spec = spec
-        self.name = name or f"openai:{spec.model}"
+        self.name = name or spec.label()
         self.run = spec.run or uuid.uuid4().hex
         self.totals = Decision()
         """This agent's decisions summed, in this process (a run's, over all processes: :func:`.store.run_usage`)."""
@@ -60,10 +65,13 @@ class ChatAgent(ConcurrentBot):
         self._store: Store | None = None
         self._client: Any = None
         self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._answers = self._refusals = 0
 
     # ----------------------------------------------------------------- deciding
 
     def act_many(self, observations: Sequence[Mapping[str, np.ndarray]], views: Sequence[SeatView]) -> list[int]:
+        _ = self.store, self.client  # opened here, not by the first threads at once
         if len(views) == 1 or self.spec.concurrency == 1:
             answers = [self._decide(view) for view in views]
         else:
@@ -86,9 +94,11 @@ class ChatAgent(ConcurrentBot):
         first_key = ""
         waited = 0.0
         action = None
+        repeat = 0
         for _ in range(self.spec.retries + 1):
             request = self._request(messages)
-            key = request_key(request)
+            # a request sent again as it was (after a refusal) is a new key, so that it reaches the server once more
+            key = request_key({**request, "repeat": repeat} if repeat else request)
             first_key = first_key or key
             reply, fetched = self._reply(key, request)
             waited += reply.latency_s if fetched else 0.0
@@ -98,30 +108,46 @@ class ChatAgent(ConcurrentBot):
             decision.prompt_tokens += reply.prompt_tokens
             decision.completion_tokens += reply.completion_tokens
             decision.wait_s += reply.latency_s
-            if reply.kind == "text":
-                try:
-                    action = parse_move(reply.content, view.legal)
-                    break
-                except MoveParseError as err:
-                    decision.illegal += err.names_illegal_move
-                    decision.unparsed += not err.names_illegal_move
-                    feedback = prompts.retry_message(err, listed)
-            elif reply.kind == "refused":
-                decision.refused += 1
-                feedback = prompts.retry_message(f"the request was refused: {reply.content[:200]}", listed)
-            else:
-                decision.unparsed += 1
-                feedback = prompts.retry_message("the answer held no message", listed)
-            messages = [
-                *messages,
-                {"role": "assistant", "content": reply.content},
-                {"role": "user", "content": feedback},
-            ]
+            if reply.kind != "text":  # refused, or no message: the same request again
+                decision.refused += reply.kind == "refused"
+                decision.unparsed += reply.kind == "malformed"
+                self._note_refusal(reply)
+                repeat += 1
+                continue
+            repeat = 0
+            self._note_answer()
+            try:
+                action = parse_move(reply.content, view.legal)
+                break
+            except MoveParseError as err:
+                decision.illegal += err.names_illegal_move
+                decision.unparsed += not err.names_illegal_move
+                feedback = prompts.retry_message(err, listed)
+            said = [{"role": "assistant", "content": reply.content}] if reply.content.strip() else []
+            messages = [*messages, *said, {"role": "user", "content": feedback}]
         if action is None:
             action = fallback_move(view, first_key)
             decision.fallback = 1
         decision.harness_s = max(0.0, time.perf_counter() - start - waited)
         return action, decision
+
+    def _note_answer(self) -> None:
+        with self._lock:
+            self._answers += 1
+
+    def _note_refusal(self, reply: Reply) -> None:
+        """Stop the run when the endpoint has refused every request so far, :data:`REFUSALS_TO_STOP` of them: a
+        model that rejects the request itself (a hosted model refusing ``max_tokens`` or a temperature) would
+        otherwise play the fallback at every decision and still write a results file."""
+        with self._lock:
+            self._refusals += 1
+            if self._answers or self._refusals < REFUSALS_TO_STOP:
+                return
+        raise EndpointError(
+            f"{self.name}: the endpoint {self.client.base_url} refused all of the first {REFUSALS_TO_STOP} requests, "
+            f"the last with {reply.content[:300]!r}; a model that rejects the request's parameters can make no move: "
+            "change the spec's options (max_tokens, temperature) or the model"
+        )
 
     def _request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
         return {
@@ -132,13 +158,13 @@ class ChatAgent(ConcurrentBot):
         }
 
     def _reply(self, key: str, request: dict[str, Any]) -> tuple[Reply, bool]:
-        """The reply to ``request``, from the cache or the server; whether it was fetched now."""
+        """The reply to ``request``, from the cache or the server; whether it was fetched now. Every answer is kept
+        in the cache, refusals too (so that a re-run repeats the run), and the one kept first is played should two
+        processes ask at once."""
         cached = self.store.reply(key)
         if cached is not None:
             return cached, False
-        reply = self._fetch(request)
-        self.store.keep(key, reply)
-        return reply, True
+        return self.store.keep(key, self._fetch(request)), True
 
     def _fetch(self, request: dict[str, Any]) -> Reply:
         import openai
@@ -208,7 +234,11 @@ class ChatAgent(ConcurrentBot):
 
     def __getstate__(self) -> dict[str, Any]:
         # a copy or a pickle gets the settings and the run; it opens its own file, client and threads
-        return {**self.__dict__, "_store": None, "_client": None, "_pool": None}
+        return {**self.__dict__, "_store": None, "_client": None, "_pool": None, "_lock": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
 
 def fallback_move(view: SeatView, first_key: str) -> int:

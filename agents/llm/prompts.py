@@ -7,6 +7,9 @@ track (:data:`.spec.LEGAL_MOVES`) the view has no legal moves and the system mes
 no legal move is answered in the same conversation with what was wrong (:func:`retry_message`), without listing
 the legal moves where they are withheld.
 
+The reply itself is read by :func:`sam_env.text_views.parse_move` (:data:`PARSER_VERSION` names its rules): it
+must name exactly one move, and a legal one.
+
 A template is never edited once results were measured with it: a changed prompt is a new version, so that a
 results file's ``template`` names the prompt its moves came from, word for word.
 """
@@ -30,6 +33,9 @@ class Template:
     about: str
 
 
+PARSER_VERSION = 1
+"""The version of how a reply is read (:func:`sam_env.text_views.parse_move`): one move named, no more."""
+
 SYSTEM = """You are playing Sâm Lốc, the Vietnamese climbing card game, as seat {seat} of {players}. \
 Each time it is your turn you are shown what your seat knows, {how}. Choose your move to win money: \
 {choose}
@@ -39,7 +45,7 @@ A-2-3 is written straight:A-3); double_quad:5+9; declare_sam and decline_sam bef
 
 Answer with the move's name and nothing else, for example: pair:K"""
 
-CHOOSE_LISTED = "pick one of the moves listed under legal_moves."
+CHOOSE_LISTED = "pick one of the legal moves it lists."
 CHOOSE_WITHHELD = (
     "the legal moves are not listed; work them out from your hand, the play to beat and the rules in the view."
 )
@@ -76,13 +82,14 @@ def messages(view: SeatView, template: str, legal_moves: bool) -> list[dict[str,
     return [{"role": "system", "content": system}, {"role": "user", "content": chosen.view(view, legal_moves)}]
 
 
+RETRY = "That is not a legal move ({reason}). {ask}"
+ASK_LISTED = "Answer with one of the legal moves listed, by its name only."
+ASK_WITHHELD = "Answer with one legal move's name only."
+"""The retry message (:func:`retry_message`) and its two endings, by track."""
+
+
 def retry_message(error: MoveParseError | str, legal_moves: bool) -> str:
-    """What the model is told after a reply that names no legal move (or an empty or refused one): the reason, and
-    the legal moves again only where the track lists them."""
+    """What the model is told after a reply that names no legal move (or an empty one): the reason, and the legal
+    moves again only where the track lists them."""
     reason = error if isinstance(error, str) else f"{error.why}: {error.reply[:200]!r}"
-    ask = (
-        "Answer with one of the legal moves listed, by its name only."
-        if legal_moves
-        else ("Answer with one legal move's name only.")
-    )
-    return f"That is not a legal move ({reason}). {ask}"
+    return RETRY.format(reason=reason, ask=ASK_LISTED if legal_moves else ASK_WITHHELD)

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from ..code_specs import CHAT_PREFIX, BotSpecError
-from .prompts import CHOOSE_LISTED, CHOOSE_WITHHELD, SYSTEM, TEMPLATES
+from . import prompts
+from .prompts import TEMPLATES
 
 PREFIX = CHAT_PREFIX
 LEGAL_MOVES = ("listed", "withheld")
@@ -74,6 +75,19 @@ class ChatSpec:
     def with_run(self, run: str) -> ChatSpec:
         return replace(self, run=run)
 
+    def label(self) -> str:
+        """The agent's name in reports and file names: ``openai:MODEL`` and the settings that change its moves
+        where they are not the defaults, in a fixed order (``openai:m,legal_moves=withheld,temperature=0.7``); the
+        options that only change how a run is carried out (concurrency, timeouts, the endpoint, the cache) are left
+        out, so that they do not make another leaderboard entry."""
+        default = ChatSpec(self.model)
+        changed = [
+            f"{name}={getattr(self, name)}"
+            for name in self.SCORING
+            if name != "model" and getattr(self, name) != getattr(default, name)
+        ]
+        return ",".join([f"{PREFIX}{self.model}", *changed])
+
 
 _OPTIONS = {f.name: f for f in fields(ChatSpec) if f.name not in ("model", "run")}
 _NAME = re.compile(r"^[\w.:/@+-]+$")
@@ -110,14 +124,15 @@ def parse(spec: str) -> ChatSpec:
 
 
 def _value(spec: str, key: str, text: str) -> object:
-    kind = _OPTIONS[key].type
+    kind = str(_OPTIONS[key].type)
     try:
-        if "float" in str(kind):
+        if "float" in kind:
             return float(text)
-        if "int" in str(kind):
+        if "int" in kind:
             return int(text)
     except ValueError:
-        raise ChatSpecError(f"agent spec {spec!r}: {key} takes a number, not {text!r}") from None
+        whole = "a whole number" if "int" in kind else "a number"
+        raise ChatSpecError(f"agent spec {spec!r}: {key} takes {whole}, not {text!r}") from None
     return text
 
 
@@ -140,7 +155,9 @@ def _check(spec: str, chat: ChatSpec) -> None:
 
 def fingerprint_text(spec: ChatSpec) -> str:
     """What decides a language-model agent's moves, as text to hash: the model's name, the settings that change its
-    prompt or its sampling (:meth:`ChatSpec.scoring`) and the text of its template (the model's weights are the
-    server's, and unseen)."""
+    prompt or its sampling (:meth:`ChatSpec.scoring`), the text of its messages and the versions of its view and
+    of the reply's reading (the model's weights are the server's, and unseen)."""
     template = TEMPLATES[spec.template]
-    return repr((spec.scoring(), SYSTEM, CHOOSE_LISTED, CHOOSE_WITHHELD, template.name, template.view_version))
+    texts = (prompts.SYSTEM, prompts.CHOOSE_LISTED, prompts.CHOOSE_WITHHELD, prompts.RETRY)
+    texts += (prompts.ASK_LISTED, prompts.ASK_WITHHELD)
+    return repr((spec.scoring(), texts, template.name, template.view_version, prompts.PARSER_VERSION))

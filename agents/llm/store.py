@@ -2,7 +2,8 @@
 
 One SQLite file (:meth:`.spec.ChatSpec.cache_path`), shared by every process of a run and by every run:
 
-* ``replies``: the server's answer to a request, by the SHA-256 of the request (model, messages, temperature, max
+* ``replies``: the server's answer to a request (its message, a refusal or a body with no message), by the SHA-256
+  of the request (model, messages, temperature, max
   tokens; not the endpoint's address, so a server moved to another port keeps its replies), with its token counts
   and how long it took. A request asked again is answered from here: a re-run costs nothing and repeats its moves,
   and a run that stopped half-way (the server died, the machine was stopped) replays the finished part from here
@@ -22,6 +23,8 @@ import sqlite3
 import threading
 from dataclasses import dataclass, fields
 from pathlib import Path
+
+from .spec import CACHE_ENV
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (
@@ -76,6 +79,10 @@ class Decision:
 COLUMNS = tuple(f.name for f in fields(Decision))
 
 
+class StoreError(ValueError):
+    """The cache file cannot be opened or used: the message names it and how to name another."""
+
+
 def request_key(request: dict[str, object]) -> str:
     """The SHA-256 of a request's canonical JSON: the cache's key."""
     return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
@@ -86,12 +93,19 @@ class Store:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=120, check_same_thread=False, isolation_level=None)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(SCHEMA)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, timeout=120, check_same_thread=False, isolation_level=None)
+            with self._lock:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as err:
+            raise StoreError(
+                f"cannot use {path} as the language-model agent's reply cache ({type(err).__name__}: {err}); name "
+                f"another file with the spec's cache= option or {CACHE_ENV}, on a local disk (SQLite's locks are "
+                "unreliable on network file systems)"
+            ) from None
 
     def reply(self, key: str) -> Reply | None:
         with self._lock:
@@ -100,12 +114,16 @@ class Store:
             ).fetchone()
         return None if row is None else Reply(*row)
 
-    def keep(self, key: str, reply: Reply) -> None:
+    def keep(self, key: str, reply: Reply) -> Reply:
+        """Keep ``reply`` for ``key`` unless one is kept already (another process or thread asked the same at the
+        same time); the reply kept, which every asker then plays, so that a re-run repeats the first run."""
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
                 (key, reply.kind, reply.content, reply.prompt_tokens, reply.completion_tokens, reply.latency_s),
             )
+        kept = self.reply(key)
+        return reply if kept is None else kept
 
     def log(self, run: str, decisions: list[Decision]) -> None:
         rows = [(run, *(getattr(d, c) for c in COLUMNS)) for d in decisions]

@@ -122,9 +122,22 @@ def test_the_withheld_track_shows_no_legal_move_and_its_retry_lists_none(tmp_pat
         view = json.loads(request["messages"][1]["content"])
         assert "legal_moves" not in view
         assert "not listed" in request["messages"][0]["content"]
-        for message in request["messages"][2:]:
-            assert "legal moves are" not in message["content"]
+        for message in request["messages"][2:]:  # the model's own reply, and the reason it is not a move: no list
+            assert message["content"] in (
+                "quad:2",
+                "That is not a legal move (quad:2 is not a legal move now: 'quad:2'). Answer with one legal move's "
+                "name only.",
+            )
     assert any(len(r["messages"]) == 4 for r in requests)  # a retry, in the same conversation
+
+
+def test_an_endpoint_that_refuses_every_request_stops_the_run_rather_than_falling_back_forever() -> None:
+    """The stand-in's bot mode refuses a withheld-track prompt (as a hosted model refuses a parameter it rejects)."""
+    with stand_in("bot:heuristic") as url:
+        agent = sam_env.load_bot(f"openai:m,base_url={url},legal_moves=withheld,concurrency=1")
+        asked = decisions(10, seed=7)
+        with pytest.raises(EndpointError, match=r"refused all of the first 8 requests.*change the spec's options"):
+            agent.act_many([o for o, _ in asked], [v for _, v in asked])
 
 
 def test_a_server_that_dies_stops_the_agent_with_what_to_do_and_keeps_every_reply(cache: Path) -> None:

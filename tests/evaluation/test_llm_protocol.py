@@ -79,16 +79,26 @@ def test_nonsense_completes_with_a_valid_file_that_reports_its_invalid_replies_a
     reproduced = sam_eval("--reproduce", str(path), base_url="http://127.0.0.1:9/v1", cache=cache)
     assert reproduced.returncode == 0 and "every stored value is equal, and so is the fingerprint" in reproduced.stdout
     # the validator holds the block to its counts and its spec
-    for field, value, named in (
-        ("fallback_rate", 0.0, "fallback_rate"),
-        ("legal_moves", "withheld", "legal_moves"),
-        ("calls", agent["calls"] + 1, "replies"),
-        ("illegal", agent["illegal"] + 1, "invalid_reply_rate"),
+    assert 0 < agent["first_reply_legal"] < agent["decisions"] - agent["fallbacks"]  # some found a move on a retry
+    for changes, named in (
+        ({"fallback_rate": 0.0}, "agent.fallback_rate"),
+        ({"legal_moves": "withheld"}, "agent.legal_moves"),
+        ({"calls": agent["calls"] + 1}, "agent.replies"),
+        ({"illegal": agent["illegal"] + 1}, "agent.invalid_reply_rate"),
+        ({"first_reply_legal": 0, "first_reply_legal_rate": 0.0}, "agent.unparsed"),
+        (
+            {"replies": 999_999, "calls": 999_999 - agent["cached"], "invalid_reply_rate": 1.0},
+            "agent.invalid_reply_rate",
+        ),
     ):
         tampered = json.loads(json.dumps(document))
-        tampered["agent"][field] = value
-        with pytest.raises(ResultsError, match=rf"^agent\.{named}: is "):
+        tampered["agent"].update(changes)
+        with pytest.raises(ResultsError, match=rf"^{named}: "):
             validate(tampered)
+    tampered = json.loads(json.dumps(document))
+    tampered["candidate"]["fingerprint"]["sha256"] = "0" * 64
+    with pytest.raises(ResultsError, match=r"candidate\.fingerprint\.sha256: is not the fingerprint of the spec"):
+        validate(tampered)
     without = json.loads(json.dumps(document))
     del without["agent"]
     with pytest.raises(ResultsError, match="agent: is missing"):
@@ -98,15 +108,20 @@ def test_nonsense_completes_with_a_valid_file_that_reports_its_invalid_replies_a
 def test_a_run_whose_server_dies_stops_without_a_file_and_the_same_command_resumes_it(tmp_path: Path) -> None:
     args = ("--protocol", "v1", "--tier", "text", "--players", "3", "--candidates", "openai:m,max_retries=0")
     cache, out = tmp_path / "replies.sqlite", tmp_path / "out"
-    with stand_in("bot:heuristic", "--die-after", "400") as url:
+    before, after = tmp_path / "before.jsonl", tmp_path / "after.jsonl"
+    with stand_in("bot:heuristic", "--die-after", "400", "--log", str(before)) as url:
         died = sam_eval(*args, "--out", str(out), base_url=url, cache=cache)
     assert died.returncode == 1
     assert "did not finish, so it wrote no results file" in died.stderr
     assert "run the same command again to resume" in died.stderr
     assert not out.exists()
-    with stand_in("bot:heuristic") as url:  # a new server, on another port
+    with stand_in("bot:heuristic", "--log", str(after)) as url:  # a new server, on another port
         resumed = sam_eval(*args, "--out", str(out), base_url=url, cache=cache)
     assert resumed.returncode == 0, resumed.stderr
     document = read_results(next(out.glob("*.results.json")))
     assert scored(document) == scored(read_results(LEADERBOARD / "heuristic.v1-3p-text.results.json"))
-    assert document["agent"]["cached"] >= 400  # what the first server answered was not asked again
+    # the second server was asked only what the first left unanswered: of the 400 requests it received, only those
+    # in flight when it died (at most 2 processes x 8 requests) were asked again, and nothing was asked twice
+    asked = [path.read_text().splitlines() for path in (before, after)]
+    assert len(asked[0]) == 400 and len(set(asked[0]) & set(asked[1])) <= 2 * 8
+    assert document["agent"]["calls"] == len(asked[1]) == len(set(asked[1]))
