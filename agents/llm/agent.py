@@ -7,8 +7,8 @@ same conversation with what was wrong; a request the server refuses (a 4xx such 
 context) or answers with no message is sent again as it was. Up to ``retries`` times; then the **fallback**
 plays: a legal move drawn uniformly at random by a generator seeded with the decision's first request, so that a
 re-run repeats it. A model that never answers usefully so plays like ``random``, and every such event is counted
-(:class:`.store.Decision`). An endpoint that refuses every one of the first requests (:data:`REFUSALS_TO_STOP`)
-stops the run instead: it rejects the request itself, and no move could come of it.
+(:class:`.store.Decision`). An endpoint that refuses every request of the first decisions (:data:`REFUSALS_TO_STOP`)
+and answers none stops the run instead: it rejects the request itself, and no move could come of it.
 
 A server that stops answering — a refused connection, a timeout, a 429 or a 5xx still failing after the ``openai``
 client's own retries, or a model or key it does not know — is not something a move can be made of: the run stops
@@ -42,7 +42,8 @@ from .spec import ChatSpec, fingerprint_text
 from .store import Decision, Reply, Store, request_key
 
 REFUSALS_TO_STOP = 8
-"""Refused requests, with no answer yet, after which the run stops (:meth:`ChatAgent._note_refusal`)."""
+"""Decisions whose every request was refused, with no answer yet, after which the run stops
+(:meth:`ChatAgent._note_refused_decision`)."""
 LOCAL_API_KEY = "sam-env"
 """The key sent when ``OPENAI_API_KEY`` is not set: local servers (vLLM, llama.cpp, Ollama) need none."""
 
@@ -111,7 +112,6 @@ class ChatAgent(ConcurrentBot):
             if reply.kind != "text":  # refused, or no message: the same request again
                 decision.refused += reply.kind == "refused"
                 decision.unparsed += reply.kind == "malformed"
-                self._note_refusal(reply)
                 repeat += 1
                 continue
             repeat = 0
@@ -126,6 +126,8 @@ class ChatAgent(ConcurrentBot):
             said = [{"role": "assistant", "content": reply.content}] if reply.content.strip() else []
             messages = [*messages, *said, {"role": "user", "content": feedback}]
         if action is None:
+            if decision.refused == decision.replies:
+                self._note_refused_decision(reply)
             action = fallback_move(view, first_key)
             decision.fallback = 1
         decision.harness_s = max(0.0, time.perf_counter() - start - waited)
@@ -135,18 +137,18 @@ class ChatAgent(ConcurrentBot):
         with self._lock:
             self._answers += 1
 
-    def _note_refusal(self, reply: Reply) -> None:
-        """Stop the run when the endpoint has refused every request so far, :data:`REFUSALS_TO_STOP` of them: a
-        model that rejects the request itself (a hosted model refusing ``max_tokens`` or a temperature) would
-        otherwise play the fallback at every decision and still write a results file."""
+    def _note_refused_decision(self, reply: Reply) -> None:
+        """Stop the run when :data:`REFUSALS_TO_STOP` decisions had every request refused and no request has been
+        answered yet: a model that rejects the request itself (a hosted model refusing ``max_tokens`` or a
+        temperature) would otherwise play the fallback at every decision and still write a results file."""
         with self._lock:
             self._refusals += 1
             if self._answers or self._refusals < REFUSALS_TO_STOP:
                 return
         raise EndpointError(
-            f"{self.name}: the endpoint {self.client.base_url} refused all of the first {REFUSALS_TO_STOP} requests, "
-            f"the last with {reply.content[:300]!r}; a model that rejects the request's parameters can make no move: "
-            "change the spec's options (max_tokens, temperature) or the model"
+            f"{self.name}: the endpoint {self.client.base_url} refused every request of the first {REFUSALS_TO_STOP} "
+            f"decisions and answered none, the last with {reply.content[:300]!r}; a model that rejects the request's "
+            "parameters can make no move: change the spec's options (max_tokens, temperature) or the model"
         )
 
     def _request(self, messages: list[dict[str, str]]) -> dict[str, Any]:

@@ -136,7 +136,8 @@ def test_an_endpoint_that_refuses_every_request_stops_the_run_rather_than_fallin
     with stand_in("bot:heuristic") as url:
         agent = sam_env.load_bot(f"openai:m,base_url={url},legal_moves=withheld,concurrency=1")
         asked = decisions(10, seed=7)
-        with pytest.raises(EndpointError, match=r"refused all of the first 8 requests.*change the spec's options"):
+        stopped = r"refused every request of the first 8 decisions and answered none.*change the spec's options"
+        with pytest.raises(EndpointError, match=stopped):
             agent.act_many([o for o, _ in asked], [v for _, v in asked])
 
 
