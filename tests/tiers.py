@@ -28,6 +28,7 @@ TESTS = Path(__file__).resolve().parent
 TIERS: dict[str, tuple[str, ...]] = {
     "training": ("train",),
     "training/test_ray.py": ("rllib",),
+    "training/test_dmc_ray.py": ("rllib",),
     "training/test_ray_cluster.py": ("rllib",),
     "training/test_rllib_env.py": ("rllib",),
     "training/test_rllib_smoke.py": ("rllib",),

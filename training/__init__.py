@@ -6,19 +6,19 @@ A config's ``trainer:`` key picks one (:mod:`.trainers`); each folder holds its 
 
 * ``batched`` (:mod:`.batched`) — masked PPO on :class:`sam_env.VectorEnv` (the ``self_play`` recipe), written out
   (the loss :mod:`.batched.ppo`, the rollouts :mod:`.batched.rollout`, opponents drawn per hand and seat, in batch);
-* ``ray`` (:mod:`.ray_actors`) — the batched trainer with its tables in Ray actors (the ``rllib`` extra);
+  with ``tables: ray`` its tables play in Ray actors (:mod:`.ray_actors`, the ``rllib`` extra; :mod:`.tables`);
 * ``sb3`` (:mod:`.sb3`) — sb3-contrib's MaskablePPO, one learner seat per table of :class:`sam_env.SingleAgentEnv`;
 * ``rllib`` (:mod:`.rllib`) — multi-agent PPO on Ray RLlib against frozen snapshots (the ``rllib`` extra);
 * ``expert`` (:mod:`.expert`) — expert iteration: a determinized search over the network teaches it;
 * ``dmc`` (:mod:`.dmc`) — Deep Monte-Carlo, as DouZero trains (``python train.py``'s default recipe): a Q-network
-  of (state, move), Monte-Carlo targets;
+  of (state, move), Monte-Carlo targets; with ``tables: ray`` its tables play in Ray actors (:mod:`.dmc.ray_tables`);
 * ``dqn`` (:mod:`.dqn`) — Tianshou's masked double DQN on the single-agent view (the ``clients`` extra);
 * ``rollout_advantage`` (:mod:`.rollout_advantage`) — every candidate move played out on copies of the real deal;
 * ``nfsp`` (:mod:`.nfsp`) — Neural Fictitious Self-Play, as RLCard ships it: a best response (double DQN) and an
   average policy (cross-entropy to the best response's moves, from a reservoir) in every seat; the average policy
   is what it saves.
 
-No trainer imports another's folder (``ray`` runs ``batched``'s own loop); what they share is here:
+No trainer imports another's folder (:mod:`.ray_actors` runs ``batched``'s own loop); what they share is here:
 
 * :mod:`.common` — the seating of learner and opponents at ``VectorEnv`` tables, each seat's trajectory of
   decisions and money, masked logits, the TensorBoard log;

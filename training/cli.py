@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="train.py",
         description="Train a Sâm Lốc bot, then evaluate it in duplicate against the baselines. The config's "
         "trainer: key picks the trainer (batched, the default: our masked PPO on the VectorEnv; sb3: sb3-contrib's "
-        "MaskablePPO; ray: the batched trainer on Ray; rllib: multi-agent PPO on Ray RLlib, docs/rllib.md). "
+        "MaskablePPO; dmc: Deep Monte-Carlo; rllib: multi-agent PPO on Ray RLlib; tables: ray puts dmc's or batched's "
+        "tables in Ray actors, docs/rllib.md). "
         "Every config field is documented on its "
         "trainer's config class (training/<trainer>/config.py, training/config.py) and in the comments of "
         "configs/*.yaml.",
@@ -64,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
         "self-play pool and RNG states; --set may change e.g. total_timesteps",
     )
     parser.add_argument(
-        "--address", metavar="ADDR", help="trainer: ray or rllib: the Ray cluster to join (docs/rllib.md)"
+        "--address", metavar="ADDR", help="tables: ray or trainer: rllib: the Ray cluster to join (docs/rllib.md)"
     )
     return parser
 

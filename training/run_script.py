@@ -27,6 +27,7 @@ from .cli import parse_args
 from .config import ConfigError
 from .curves import FinalEvaluation, plot_learning_curve
 from .evaluate import final_evaluation
+from .tables import uses_ray
 from .trainers import TRAINERS, load_config
 
 DEFAULT_CONFIG = "default"
@@ -53,13 +54,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not trainer.resumes:
                 raise ConfigError(
                     f"trainer: {config.trainer} runs cannot be resumed yet; start a new run with --config "
-                    "(trainer: ray, the batched trainer on Ray, resumes: docs/rllib.md)"
+                    "(trainers dmc and batched resume, with tables: ray too: docs/rllib.md)"
                 )
             check_resume(args.resume, read_trainer_state(args.resume), config)
         if args.address is not None:
-            if not trainer.on_ray:
-                on_ray = " or ".join(name for name, t in TRAINERS.items() if t.on_ray)
-                raise ConfigError(f"--address is for configs with trainer: {on_ray} (a Ray cluster)")
+            if not uses_ray(config):
+                raise ConfigError(
+                    "--address is for configs that run on Ray (a Ray cluster): tables: ray (trainers dmc and batched) "
+                    "or trainer: rllib"
+                )
             os.environ["RAY_ADDRESS"] = args.address  # what Ray joins (docs/rllib.md)
     except ConfigError as err:
         print(f"error: {err}", file=sys.stderr)

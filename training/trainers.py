@@ -21,35 +21,41 @@ from .dmc.config import DMCConfig
 from .dqn.config import DQNConfig
 from .expert.config import ExpertConfig
 from .nfsp.config import NFSPConfig
-from .ray_actors.config import RayConfig
 from .recipes import config_path
 from .rllib.config import RLlibConfig
 from .rollout_advantage.config import RolloutAdvantageConfig
 from .sb3.config import SB3Config
+from .tables import alias_of_trainer_ray
 
 
 @dataclass(frozen=True)
 class Trainer:
-    """A trainer: the config class it reads, its entry point, whether ``--resume`` continues its runs, and
-    whether it runs on Ray (then ``--address`` names a cluster to join)."""
+    """A trainer: the config class it reads, its entry point, and whether ``--resume`` continues its runs. (Which
+    runs are on Ray, where ``--address`` names a cluster: :func:`.tables.uses_ray`.)"""
 
     config: type[RunConfig]
     train: Callable[[Any, Path, Path | None], TrainResult]
     resumes: bool = True
-    on_ray: bool = False
+
+
+def train_batched(config: BatchedConfig, run_dir: Path, resume: Path | None) -> TrainResult:
+    """``trainer: batched``: its tables in this process, or with ``tables: ray`` in Ray actors (:mod:`.ray_actors`,
+    the same trainer run differently)."""
+    return (ray_actors.train if config.tables == "ray" else batched.train)(config, run_dir, resume)
 
 
 TRAINERS: dict[str, Trainer] = {
-    "batched": Trainer(BatchedConfig, batched.train),
+    "batched": Trainer(BatchedConfig, train_batched),
     "sb3": Trainer(SB3Config, sb3.train),
-    "ray": Trainer(RayConfig, ray_actors.train, on_ray=True),
-    "rllib": Trainer(RLlibConfig, rllib.train, resumes=False, on_ray=True),
+    "rllib": Trainer(RLlibConfig, rllib.train, resumes=False),
     "expert": Trainer(ExpertConfig, expert.train),
     "dmc": Trainer(DMCConfig, dmc.train),
     "rollout_advantage": Trainer(RolloutAdvantageConfig, rollout_advantage.train),
     "dqn": Trainer(DQNConfig, dqn.train, resumes=False),
     "nfsp": Trainer(NFSPConfig, nfsp.train, resumes=False),
 }
+
+
 DEFAULT_TRAINER = "batched"
 SAVED_DEFAULT_TRAINER = "sb3"
 """The trainer of a saved config without the key: ``sb3``, the only one before the key existed."""
@@ -74,6 +80,8 @@ def config_from_dict(data: Mapping[str, Any], *, saved: bool = False) -> RunConf
         warn_deprecated(f"config key 'backend: {backend}'", f"'trainer: {backend}'")
         if data.setdefault("trainer", backend) != backend:
             raise ConfigError(f"config keys backend: {backend} and trainer: {data['trainer']} disagree; keep trainer")
+    if data.get("trainer") == "ray":  # batched PPO on Ray, before tables: ray
+        data = alias_of_trainer_ray(data)
     name = data.get("trainer", SAVED_DEFAULT_TRAINER if saved else DEFAULT_TRAINER)
     if not isinstance(name, str) or name not in TRAINERS:
         raise ConfigError(f"config field trainer = {name!r} is not allowed; expected one of {list(TRAINERS)}")
@@ -82,7 +90,7 @@ def config_from_dict(data: Mapping[str, Any], *, saved: bool = False) -> RunConf
     if saved:
         data = {k: v for k, v in data.items() if k in own or k not in SINGLE_CLASS_FIELDS}
     owners = {k: [o for o, t in TRAINERS.items() if k in _field_names(t)] for k in data if k not in own}
-    foreign = {k: found[0] for k, found in owners.items() if found}  # the first: ray shares batched's fields
+    foreign = {k: found[0] for k, found in owners.items() if found}
     if foreign:
         listed = ", ".join(f"{k} ({other})" for k, other in sorted(foreign.items()))
         raise ConfigError(f"config field(s) of another trainer with trainer: {name}: {listed}")

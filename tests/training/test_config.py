@@ -19,7 +19,6 @@ from sam_env.training.dmc.config import DMCConfig
 from sam_env.training.dqn.config import DQNConfig
 from sam_env.training.expert.config import ExpertConfig
 from sam_env.training.nfsp.config import NFSPConfig
-from sam_env.training.ray_actors.config import RayConfig
 from sam_env.training.rllib.config import RLlibConfig
 from sam_env.training.rollout_advantage.config import RolloutAdvantageConfig
 from sam_env.training.sb3.config import SB3Config
@@ -42,7 +41,6 @@ def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
     assert {name: t.config for name, t in TRAINERS.items()} == {
         "batched": BatchedConfig,
         "sb3": SB3Config,
-        "ray": RayConfig,
         "rllib": RLlibConfig,
         "expert": ExpertConfig,
         "dmc": DMCConfig,
@@ -55,7 +53,8 @@ def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
         assert issubclass(trainer.config, RunConfig) and trainer.config.trainer_name() == name
         assert shared <= {f.name for f in dataclasses.fields(trainer.config)}
     assert issubclass(BatchedConfig, MaskedPPOConfig) and issubclass(SB3Config, MaskedPPOConfig)
-    assert issubclass(RayConfig, BatchedConfig)  # the same trainer, its tables in Ray actors
+    for cls in (BatchedConfig, DMCConfig):  # where the tables play is a setting of these trainers
+        assert {"tables", "table_workers", "num_cpus"} <= {f.name for f in dataclasses.fields(cls)}
     assert "n_envs" not in {f.name for f in dataclasses.fields(BatchedConfig)}
     assert "num_tables" not in {f.name for f in dataclasses.fields(SB3Config)}
 
@@ -223,4 +222,6 @@ def test_address_is_refused_for_a_trainer_without_ray() -> None:
     command = [sys.executable, "train.py", "--config", "tests/training/configs/smoke.yaml", "--address", "auto"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2
-    assert "--address is for configs with trainer: ray or rllib (a Ray cluster)" in out.stderr
+    assert (
+        "--address is for configs that run on Ray (a Ray cluster): tables: ray (trainers dmc and batched)" in out.stderr
+    )

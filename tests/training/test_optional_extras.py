@@ -62,18 +62,23 @@ def test_a_module_missing_for_another_reason_is_not_blamed_on_the_extra(modules:
 
 
 def test_the_trainers_that_need_an_extra_refuse_with_its_install_command() -> None:
-    """``trainer: rllib`` and ``trainer: ray`` without Ray, ``trainer: dqn`` without Tianshou (hidden from a fresh
-    interpreter): a ConfigError naming the extra and the command, before anything runs."""
+    """``trainer: rllib`` and ``tables: ray`` (DMC and batched PPO) without Ray, ``trainer: dqn`` without Tianshou
+    (hidden from a fresh interpreter): a ConfigError naming the extra and the command, before anything runs."""
     code = textwrap.dedent(
         """
         import sys
         from sam_env.training.config import ConfigError
         from sam_env.training.trainers import TRAINERS, config_from_dict
 
-        for name, hidden in (("rllib", "ray"), ("ray", "ray"), ("dqn", "tianshou")):
+        for name, hidden, extra in (
+            ("rllib", "ray", {}),
+            ("batched", "ray", {"tables": "ray"}),
+            ("dmc", "ray", {"tables": "ray"}),
+            ("dqn", "tianshou", {}),
+        ):
             sys.modules[hidden] = None  # an import of it now fails as a missing module does
             try:
-                TRAINERS[name].train(config_from_dict({"trainer": name}), None, None)
+                TRAINERS[name].train(config_from_dict({"trainer": name, **extra}), None, None)
             except ConfigError as err:
                 print(err)
             del sys.modules[hidden]
@@ -83,7 +88,8 @@ def test_the_trainers_that_need_an_extra_refuse_with_its_install_command() -> No
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         'trainer: rllib needs the rllib extra (ray is not installed): pip install -e ".[rllib]"',
-        'trainer: ray needs the rllib extra (ray is not installed): pip install -e ".[rllib]"',
+        'tables: ray needs the rllib extra (ray is not installed): pip install -e ".[rllib]"',
+        'tables: ray needs the rllib extra (ray is not installed): pip install -e ".[rllib]"',
         'trainer: dqn needs the clients extra (tianshou is not installed): pip install -e ".[clients]"',
     ]
 

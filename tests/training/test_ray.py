@@ -1,4 +1,4 @@
-"""``trainer: ray``: the batched trainer with its tables in Ray env runner actors (training/ray).
+"""``tables: ray``: the batched trainer with its tables in Ray env runner actors (training/ray_actors).
 
 The smoke run and its resume go through ``train.py`` in a subprocess on a local Ray; the
 equivalence tests start a local Ray in this process and hold the Ray path's rollouts (deals, moves,
@@ -27,7 +27,6 @@ from sam_env.agents.registry import load_bot
 from sam_env.training.batched.config import BatchedConfig
 from sam_env.training.batched.trainer import BatchedTrainer
 from sam_env.training.config import ConfigError
-from sam_env.training.ray_actors.config import RayConfig
 from sam_env.training.ray_actors.learner import RayTrainer
 from sam_env.training.ray_actors.runner import BUFFER_FIELDS, runner_seed
 from sam_env.training.trainers import config_from_dict, load_config
@@ -62,14 +61,15 @@ def test_the_smoke_run_trains_in_an_env_runner_evaluates_and_writes_checkpoints(
     assert "1 env runner(s) x 16 tables on 1 node(s) of a local Ray on 2 CPUs, learner on cpu" in stdout
     assert "random x3" in stdout and "95% CI" in stdout
     speed = json.loads((run / "speed.json").read_text())
-    assert speed["trainer"] == "ray" and speed["num_env_runners"] == 1 and len(speed["env_runner_nodes"]) == 1
+    assert speed["trainer"] == "batched" and speed["table_workers"] == 1 and len(speed["env_runner_nodes"]) == 1
     assert speed["learner_steps"] >= 2000 and speed["iterations"] >= 3
     assert speed["learner_steps_per_second"] > 0 and speed["learner_steps_per_second_after_warm_up"] > 0
     [checkpoint] = list((run / "checkpoints").iterdir())
     state = json.loads((checkpoint / "trainer.json").read_text())
-    assert state["trainer"] == "ray" and len(state["pool_steps"]) == 2
+    assert state["trainer"] == "batched" and len(state["pool_steps"]) == 2
     policy = load_policy(checkpoint / "policy.json")
-    assert policy.metadata["training"]["trainer"] == "ray"
+    assert policy.metadata["training"]["trainer"] == "batched"
+    assert policy.metadata["training"]["config"]["tables"] == "ray"
     assert json.loads((run / "evaluation.json").read_text())["steps"] >= 2000
     assert load_bot(str(run / "final"), rules=RuleConfig()) is not None
 
@@ -82,7 +82,7 @@ def test_resume_continues_a_ray_run_from_its_checkpoint(smoke: tuple[Path, str],
     stdout = train(tmp_path, "--resume", str(checkpoint), "--set", f"total_timesteps={start + 1000}")
     assert f"resuming {run.name} at step {start:,} with {len(saved['pool_steps'])} snapshots in the pool" in stdout
     resumed = json.loads((run / "final" / "trainer.json").read_text())
-    assert resumed["trainer"] == "ray" and resumed["num_timesteps"] >= start + 1000
+    assert resumed["trainer"] == "batched" and resumed["num_timesteps"] >= start + 1000
     assert resumed["n_updates"] > saved["n_updates"]
     speed = json.loads((run / "speed.json").read_text())  # the resumed session's own
     assert 1000 <= speed["learner_steps"] < start + 1000
@@ -98,28 +98,38 @@ def test_a_checkpoint_whose_state_and_config_disagree_on_the_trainer_is_refused(
     for file in checkpoint.iterdir():
         copy.joinpath(file.name).write_bytes(file.read_bytes())
     state = json.loads((copy / "trainer.json").read_text())
-    (copy / "trainer.json").write_text(json.dumps({**state, "trainer": "batched"}))
+    (copy / "trainer.json").write_text(json.dumps({**state, "trainer": "dmc"}))
     command = [sys.executable, str(ROOT / "train.py"), "--resume", str(copy)]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300, env=without_ray_address())
     assert out.returncode == 2
-    assert f"{copy}: written by the 'batched' trainer, but its config says trainer: ray" in out.stderr
+    assert f"{copy}: written by the 'dmc' trainer, but its config says trainer: batched" in out.stderr
     assert "Started a local Ray" not in out.stderr
 
 
-def test_more_env_runners_than_local_cpus_is_refused_before_ray_starts(tmp_path: Path) -> None:
-    command = [sys.executable, "train.py", "--config", str(SMOKE), "--set", "num_env_runners=3"]
+def test_more_table_workers_than_local_cpus_is_refused_before_ray_starts(tmp_path: Path) -> None:
+    command = [sys.executable, "train.py", "--config", str(SMOKE), "--set", "table_workers=3"]
     command += ["--set", f"run_dir={tmp_path}"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=120, env=without_ray_address())
     assert out.returncode == 2
-    assert "error: 3 env runners need 3 CPUs of the local Ray, but num_cpus = 2" in out.stderr
+    assert "error: 3 table workers need 3 CPUs of the local Ray, but num_cpus = 2" in out.stderr
     assert "Started a local Ray" not in out.stderr
 
 
-def test_a_ray_config_is_the_batched_config_with_where_its_tables_run() -> None:
+def test_tables_ray_is_a_field_of_the_batched_config_and_trainer_ray_its_deprecated_alias() -> None:
     config = load_config(SMOKE)
-    assert isinstance(config, RayConfig) and isinstance(config, BatchedConfig)
-    with pytest.raises(ConfigError, match=r"num_env_runners = 0 is not allowed; expected an int > 0"):
-        config_from_dict({**config.to_dict(), "num_env_runners": 0})
+    assert isinstance(config, BatchedConfig) and (config.tables, config.table_workers) == ("ray", 1)
+    with pytest.raises(ConfigError, match=r"table_workers = 0 is not allowed; expected an int > 0"):
+        config_from_dict({**config.to_dict(), "table_workers": 0})
+    with pytest.raises(ConfigError, match=r"tables = 'gpu' is not allowed; expected one of \['local', 'ray'\]"):
+        config_from_dict({**config.to_dict(), "tables": "gpu"})
+    data = {k: v for k, v in config.to_dict().items() if k not in ("tables", "table_workers")}
+    with pytest.warns(DeprecationWarning, match="'trainer: ray' is deprecated .* use 'trainer: batched' with 'tables"):
+        alias = config_from_dict({**data, "trainer": "ray", "num_env_runners": 2})
+    assert isinstance(alias, BatchedConfig) and (alias.trainer, alias.tables, alias.table_workers) == (
+        "batched",
+        "ray",
+        2,
+    )
 
 
 # ---------------------------------------------------------------- the same rollouts as the local trainer
@@ -139,12 +149,11 @@ def local_ray() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-def configs(**changes: object) -> tuple[RayConfig, BatchedConfig]:
+def configs(**changes: object) -> tuple[BatchedConfig, BatchedConfig]:
     """The smoke config for the Ray trainer and, with the same fields, for the local one."""
     config = load_config(SMOKE, ["eval_every=0", "checkpoint_every=0", *(f"{k}={v}" for k, v in changes.items())])
-    assert isinstance(config, RayConfig)
-    data = {k: v for k, v in config.to_dict().items() if k not in ("num_env_runners", "num_cpus")}
-    local = config_from_dict({**data, "trainer": "batched"})
+    assert config.tables == "ray"
+    local = config_from_dict({**config.to_dict(), "tables": "local"})
     assert isinstance(local, BatchedConfig)
     return config, local
 
@@ -191,7 +200,7 @@ def test_one_env_runner_sees_the_local_trainers_deals_moves_and_rewards_and_lear
 
 @pytest.mark.usefixtures("local_ray")
 def test_two_env_runners_play_the_tables_of_two_local_trainers_and_join_them_in_order() -> None:
-    config, local_config = configs(num_env_runners=2)
+    config, local_config = configs(table_workers=2)
     ray_trainer = RayTrainer(config)
     on_ray = recorded(ray_trainer)
     snapshot = ray_trainer.snapshot(0)

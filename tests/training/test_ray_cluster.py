@@ -1,5 +1,6 @@
 """A two-node Ray cluster on this machine (``ray start --head`` and ``ray start --address`` on the loopback
-address), and a ``trainer: ray`` smoke run whose env runners land on both nodes.
+address), and smoke runs of batched PPO and Deep Monte-Carlo with ``tables: ray`` whose table workers land on both
+nodes.
 
 Each node holds one CPU, so the run's two env runners (one CPU each) can only be placed one per node.
 The nodes are started with ``--block`` as child processes of the test and stopped by signalling
@@ -122,12 +123,32 @@ def cluster() -> Iterator[str]:
 
 def test_a_ray_run_on_a_two_node_cluster_puts_an_env_runner_on_each_node(cluster: str, tmp_path: Path) -> None:
     command = [sys.executable, "train.py", "--config", "tests/training/configs/ray_smoke.yaml", "--address", cluster]
-    command += ["--set", "num_env_runners=2", "--set", f"run_dir={tmp_path}"]
+    command += ["--set", "table_workers=2", "--set", f"run_dir={tmp_path}"]
     out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600, env=ENV)
     assert out.returncode == 0, out.stderr[-4000:]
     assert f"2 env runner(s) x 16 tables on 2 node(s) of the Ray cluster at {cluster}" in out.stdout
     [run] = list(tmp_path.iterdir())
     speed = json.loads((run / "speed.json").read_text())
-    assert speed["num_env_runners"] == 2 and len(set(speed["env_runner_nodes"])) == 2
+    assert speed["table_workers"] == 2 and len(set(speed["env_runner_nodes"])) == 2
     assert speed["learner_steps"] >= 2000
+    assert (run / "final" / "policy.json").is_file()
+
+
+def test_deep_monte_carlo_on_a_two_node_cluster_puts_a_table_worker_on_each_node(cluster: str, tmp_path: Path) -> None:
+    command = [
+        sys.executable,
+        "train.py",
+        "--config",
+        "tests/training/configs/dmc_ray_smoke.yaml",
+        "--address",
+        cluster,
+    ]
+    command += ["--set", "table_workers=2", "--set", f"run_dir={tmp_path}"]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600, env=ENV)
+    assert out.returncode == 0, out.stderr[-4000:]
+    assert f"2 Ray actor(s) x 32 tables (the Ray cluster at {cluster})" in out.stdout
+    [run] = list(tmp_path.iterdir())
+    speed = json.loads((run / "speed.json").read_text())
+    assert speed["table_workers"] == 2 and len(set(speed["table_worker_nodes"])) == 2
+    assert speed["trainer"] == "dmc" and speed["learner_steps"] >= 6000
     assert (run / "final" / "policy.json").is_file()

@@ -18,8 +18,8 @@ REGISTRY = TRAINING / "trainers.py"
 """The one module that imports every trainer (a config's ``trainer:`` key picks one)."""
 EXTENDS = {"ray_actors": {"batched"}}
 """Trainer folders that are another trainer run differently, not a trainer of their own: ``ray_actors`` is the
-batched trainer with its tables in Ray actors — its loop, rollouts, PPO update and checkpoints are ``batched``'s
-own, not a second copy (docs/rllib.md) — so it imports ``batched``, and nothing imports it."""
+batched trainer with its tables in Ray actors (``tables: ray``) — its loop, rollouts, PPO update and checkpoints are
+``batched``'s own, not a second copy (docs/rllib.md) — so it imports ``batched``, and only the registry imports it."""
 
 
 def _folders() -> set[str]:
@@ -116,7 +116,7 @@ def test_the_package_docstring_names_every_trainer() -> None:
 
     lines = (sam_env.training.__doc__ or "").splitlines()
     for name, trainer in TRAINERS.items():
-        folder = trainer.train.__module__.split(".")[2]
+        folder = trainer.config.__module__.split(".")[2]  # the folder that holds its config and its loop
         listed = [line for line in lines if line.startswith(f"* ``{name}``")]
         assert len(listed) == 1, f"trainer {name!r}: {len(listed)} lines start with * ``{name}`` in its docstring"
         assert f":mod:`.{folder}`" in listed[0], f"trainer {name!r}: its line names no :mod:`.{folder}`"

@@ -11,6 +11,7 @@ from sam_env.evaluation.suites import TRAINING_EVAL_OPPONENTS
 
 from ..common.seating import SEATING_KINDS
 from ..config import OPPONENT_KINDS, MaskedPPOConfig, OpponentMix, refuse_panel_bots, require_field
+from ..tables import TablesFields
 
 DEVICES = ("cpu", "cuda", "auto")
 CRITICS = ("observation", "oracle")
@@ -19,7 +20,7 @@ PFSP_WEIGHTINGS = ("hard", "variance", "uniform")
 
 
 @dataclass(frozen=True)
-class BatchedConfig(MaskedPPOConfig):
+class BatchedConfig(MaskedPPOConfig, TablesFields):
     """Our masked PPO on :class:`sam_env.VectorEnv` (:mod:`sam_env.training.batched`): ``num_tables`` tables,
     the learner in a share of the seats with one network shared by all of them, snapshots, fixed
     networks, the random player and the compiled heuristic in the others, all evaluated in batch.
@@ -92,6 +93,7 @@ class BatchedConfig(MaskedPPOConfig):
 
     def check(self) -> None:
         super().check()
+        self.check_tables()
         self._require_int("num_tables", 1, "an int > 0")
         self._require_number("learner_share", lambda v: 0 <= v <= 1, "a number in [0, 1]")
         require_field("device", self.device, self.device in DEVICES, f"one of {list(DEVICES)}")

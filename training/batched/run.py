@@ -14,7 +14,8 @@ from .trainer import BatchedTrainer
 
 
 def train(config: BatchedConfig, run_dir: Path, resume: Path | None) -> TrainResult:
-    """Train ``config`` in ``run_dir``, from scratch or from the checkpoint folder ``resume``."""
+    """Train ``config`` in ``run_dir``, from scratch or from the checkpoint folder ``resume``, its tables in this
+    process (``tables: ray``: :mod:`sam_env.training.ray_actors`, which the registry picks)."""
     trainer = build_trainer(BatchedTrainer, config, run_dir, resume)
     print(
         f"run {run_dir.name}: {config.total_timesteps:,} learner steps, {config.num_tables} tables (batched, "

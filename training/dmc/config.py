@@ -7,10 +7,13 @@ from dataclasses import dataclass
 from sam_env.agents.networks.qnet.checkpoint import QArch
 
 from ..config import EvalRunConfig, require_field
+from ..tables import TablesFields
+
+DEVICES = ("cpu", "cuda", "auto")
 
 
 @dataclass(frozen=True)
-class DMCConfig(EvalRunConfig):
+class DMCConfig(EvalRunConfig, TablesFields):
     """Deep Monte-Carlo as DouZero trains it (:mod:`sam_env.training.dmc`): one Q-network scores every legal
     move from the observation and the move's features; every seat of ``num_tables`` tables plays it
     epsilon-greedily; each decision's target is the money its seat received from that decision to the end
@@ -45,7 +48,15 @@ class DMCConfig(EvalRunConfig):
             fixes the run. A checkpoint then holds the network fitted to the hands that ended before the last
             collection; the decisions of those that ended during it wait for the next update. Off, the update
             follows the collection on one thread (the records made before this option ran so, and repeat only
-            so).
+            so). With ``tables: ray`` the same holds across processes: the actors play the next collection while
+            the learner fits the last one.
+        device: where the learner's network is fitted: ``cpu``, ``cuda`` or ``auto`` (cuda when there is one). The
+            tables always play a copy on the CPU (with ``tables: ray``, in every actor), given the new weights
+            after each update.
+
+    ``tables``, ``table_workers`` and ``num_cpus`` (:class:`~sam_env.training.tables.TablesFields`): with
+    ``tables: ray`` each of ``table_workers`` Ray actors plays ``num_tables`` tables and sends the decisions whose
+    hands ended, with their targets, to the learner (:mod:`.ray_tables`).
     """
 
     trainer: str = "dmc"
@@ -62,9 +73,12 @@ class DMCConfig(EvalRunConfig):
     checkpoint_every: int = 500_000
     init_from: str | None = None
     overlap_update: bool = False
+    device: str = "cpu"
 
     def check(self) -> None:
         super().check()
+        self.check_tables()
+        require_field("device", self.device, self.device in DEVICES, f"one of {list(DEVICES)}")
         for name in ("num_tables", "n_steps", "batch_size", "n_epochs"):
             self._require_int(name, 1, "an int > 0")
         self._require_number("epsilon", lambda v: 0 <= v <= 1, "a number in [0, 1]")

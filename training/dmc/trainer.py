@@ -56,6 +56,28 @@ def starting_network(config: DMCConfig, obs_size: int) -> QCheckpoint:
     return start
 
 
+def run_seeds(seed: int, start_step: int) -> list[np.random.SeedSequence]:
+    """The seeds of a run's torch generator, tables and draws: from ``seed``, and ``start_step`` for a resumed run
+    (it plays fresh hands rather than repeating the first ones)."""
+    return np.random.SeedSequence(seed if start_step == 0 else [seed, start_step]).spawn(3)
+
+
+def self_play(config: DMCConfig, seeds: list[np.random.SeedSequence], net: QNetwork, decisions: Decisions) -> SelfPlay:
+    """The tables of a run (or of one Ray actor) and their epsilon-greedy play of ``net``, seeded by ``seeds``."""
+    venv = VectorEnv(config.num_tables, config.rule_config, seed=int(seeds[1].generate_state(1)[0]))
+    rng = np.random.default_rng(seeds[2])
+    return SelfPlay(venv, net, decisions, config.epsilon, config.reward_scale, rng)
+
+
+def learner_device(device: str) -> torch.device:
+    """``cpu``, ``cuda``, or for ``auto`` the GPU when there is one; :class:`ConfigError` for a GPU that is not."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device: cuda, but torch sees no GPU here; use device: auto (a GPU when there is one) or cpu")
+    return torch.device(device)
+
+
 class DMCTrainer(EvaluatesDuringTraining):
     """Tables, network, optimizer and waiting decisions of one run.
 
@@ -67,25 +89,31 @@ class DMCTrainer(EvaluatesDuringTraining):
         logger: where the statistics go (default: nowhere; ``train.py`` passes a TensorBoard logger).
     """
 
+    plays_tables = True
+    """Whether this process plays the tables (the Ray learner, :mod:`.ray_tables`, leaves them to its actors)."""
+
     def __init__(self, config: DMCConfig, start_step: int = 0, logger: Logger | None = None) -> None:
         self.config = config
-        entropy = config.seed if start_step == 0 else [config.seed, start_step]
-        seeds = np.random.SeedSequence(entropy).spawn(3)
+        seeds = run_seeds(config.seed, start_step)
         torch.manual_seed(int(seeds[0].generate_state(1)[0]))
-        venv = VectorEnv(config.num_tables, config.rule_config, seed=int(seeds[1].generate_state(1)[0]))
-        self.net = QNetwork(config.q_arch, venv.observation_size)
+        self.device = learner_device(config.device)
+        obs_size = VectorEnv(1, config.rule_config).observation_size
+        self.net = QNetwork(config.q_arch, obs_size)
         self.lineage: list[dict[str, Any]] = []
         """The checkpoints this run grew from, the oldest first (:mod:`sam_env.training.lineage`)."""
         if config.init_from is not None and start_step == 0:
-            start = starting_network(config, venv.observation_size)
+            start = starting_network(config, obs_size)
             self.net.load_tensors(start.tensors)
             self.lineage = grown_from(start, "init_from")
+        self.net.to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
-        self.actor = copy.deepcopy(self.net) if config.overlap_update else self.net
-        """The network the tables play: ``net`` itself, or with ``overlap_update`` a copy one update behind."""
-        self.decisions = Decisions.allocate(config.num_tables * config.n_steps, venv.observation_size)
-        rng = np.random.default_rng(seeds[2])
-        self.selfplay = SelfPlay(venv, self.actor, self.decisions, config.epsilon, config.reward_scale, rng)
+        behind = config.overlap_update or self.device.type != "cpu"
+        self.actor = copy.deepcopy(self.net).cpu() if behind else self.net
+        """The network the tables play: ``net`` itself, or a copy on the CPU (given the new weights after each update)
+        with ``overlap_update`` (then one update behind) or a learner on a GPU."""
+        if self.plays_tables:
+            self.decisions = Decisions.allocate(config.num_tables * config.n_steps, obs_size)
+            self.selfplay = self_play(config, seeds, self.actor, self.decisions)
         self.generator = np.random.default_rng(seeds[2].spawn(1)[0])
         self.logger = logger
         self.num_timesteps = start_step
@@ -170,6 +198,8 @@ class DMCTrainer(EvaluatesDuringTraining):
             clock = time.perf_counter()
             obs, actions, targets = self._take_finished()
             losses = self.update(obs, actions, targets)
+            if self.actor is not self.net:  # a learner on a GPU: the tables' copy takes its weights
+                self.actor.load_state_dict(self.net.state_dict())
             self.seconds["update"] += time.perf_counter() - clock
             return stats, losses, targets
         clock = time.perf_counter()
@@ -192,14 +222,14 @@ class DMCTrainer(EvaluatesDuringTraining):
     def update(self, obs: np.ndarray, actions: np.ndarray, targets: np.ndarray) -> list[float]:
         """``n_epochs`` passes of minibatch steps of the squared error between Q(state, move) and the target."""
         c = self.config
-        moves = torch.from_numpy(move_features(obs, actions))
-        obs_t, targets_t = torch.from_numpy(obs), torch.from_numpy(targets)
+        moves = torch.from_numpy(move_features(obs, actions)).to(self.device)
+        obs_t, targets_t = torch.from_numpy(obs).to(self.device), torch.from_numpy(targets).to(self.device)
         losses = []
         for _ in range(c.n_epochs):
             order = torch.from_numpy(self.generator.permutation(len(targets)))
             for start in range(0, len(targets), c.batch_size):
-                idx = order[start : start + c.batch_size]
-                rows = torch.arange(len(idx))
+                idx = order[start : start + c.batch_size].to(self.device)
+                rows = torch.arange(len(idx), device=self.device)
                 values = self.net.move_values(obs_t[idx], rows, moves[idx])
                 loss = torch.nn.functional.mse_loss(values, targets_t[idx])
                 self.optimizer.zero_grad(set_to_none=True)

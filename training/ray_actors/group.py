@@ -18,9 +18,9 @@ import ray
 
 from sam_env import N_ACTIONS
 
+from ..batched.config import BatchedConfig
 from ..batched.network import OracleCritic
 from ..batched.rollout import RolloutBuffer, RolloutStats
-from .config import RayConfig
 from .runner import EnvRunner, Weights, concatenate
 
 SYNC = "sync"
@@ -35,11 +35,11 @@ class RemoteRunner(EnvRunner):
 
 
 class RunnerGroup:
-    """``config.num_env_runners`` env runner actors, one CPU each, spread over the cluster's nodes."""
+    """``config.table_workers`` env runner actors, one CPU each, spread over the cluster's nodes."""
 
     def __init__(
         self,
-        config: RayConfig,
+        config: BatchedConfig,
         start_step: int,
         net: object,
         oracle: OracleCritic | None,
@@ -49,7 +49,7 @@ class RunnerGroup:
         actor = ray.remote(num_cpus=1)(RemoteRunner)
         self.runners = [
             actor.options(scheduling_strategy="SPREAD").remote(config, start_step, i)
-            for i in range(config.num_env_runners)
+            for i in range(config.table_workers)
         ]
         self.net, self.oracle = net, oracle
         self.buffer = RolloutBuffer.allocate(0, obs_size, N_ACTIONS, hidden_size)

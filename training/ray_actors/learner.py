@@ -13,18 +13,18 @@ from stable_baselines3.common.logger import Logger
 
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 
+from ..batched.config import BatchedConfig
 from ..batched.trainer import BatchedTrainer
-from .config import RayConfig
 from .group import SYNC, RunnerGroup
 
 
 class RayTrainer(BatchedTrainer):
-    """Learner, optimizer and pool in this process; the tables in ``config.num_env_runners`` Ray actors.
+    """Learner, optimizer and pool in this process; the tables in ``config.table_workers`` Ray actors.
 
     Ray must be running (started or joined) before it is built.
     """
 
-    def __init__(self, config: RayConfig, start_step: int = 0, logger: Logger | None = None) -> None:
+    def __init__(self, config: BatchedConfig, start_step: int = 0, logger: Logger | None = None) -> None:
         self.start_step = start_step
         super().__init__(config, start_step, logger=logger)
         self.seconds[SYNC] = 0.0

@@ -21,9 +21,10 @@ import torch
 
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, policy_metadata
 
+from ..batched.config import BatchedConfig
 from ..batched.rollout import RolloutBuffer, RolloutStats
 from ..batched.trainer import BatchedTrainer
-from .config import RayConfig
+from ..common.ray_cluster import runner_seed
 
 BUFFER_FIELDS = tuple(f.name for f in dataclasses.fields(RolloutBuffer) if f.name != "size")
 """The arrays of a rollout, one row per learner decision, sent from a runner to the learner."""
@@ -32,21 +33,16 @@ Weights = dict[str, dict[str, np.ndarray]]
 """The learner's tensors by network: ``{"net": …}``, plus ``"oracle"`` with an oracle critic."""
 
 
-def runner_seed(seed: int, index: int) -> int:
-    """The seed runner ``index`` plays with: the run's own for runner 0, one derived from it for the others."""
-    return seed if index == 0 else int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
-
-
 class EnvRunner:
     """Tables, seats, opponents and sampling of one runner; the learner's weights arrive with every rollout.
 
     Args:
         config: the run's config.
         start_step: learner steps already trained (a resumed run seeds its tables from it).
-        index: the runner's number (0 … ``num_env_runners - 1``).
+        index: the runner's number (0 … ``table_workers - 1``).
     """
 
-    def __init__(self, config: RayConfig, start_step: int, index: int) -> None:
+    def __init__(self, config: BatchedConfig, start_step: int, index: int) -> None:
         torch.set_num_threads(1)  # the one CPU this actor holds
         self.config = config
         own = dataclasses.replace(config, seed=runner_seed(config.seed, index), device="cpu", init_from=None)
