@@ -65,14 +65,13 @@ def main() -> None:
                 best[name] = speed
             print(name, speed["learner_steps_per_second_after_warm_up"], flush=True)
     local = best[ROWS[0][0]]["learner_steps_per_second_after_warm_up"]
-    lines = [
-        "| where the tables play | moves / s | decisions trained / s | vs local | learner |",
-        "|---|---:|---:|---:|---|",
-    ]
-    for name, _ in ROWS:
+    lines = ["| where the tables play | moves / s | vs local | moves an update | learner |", "|---|---:|---:|---:|---|"]
+    for name, sets in ROWS:
         s = best[name]
         rate = s["learner_steps_per_second_after_warm_up"]
-        cells = [name, f"{rate:,.0f}", f"{s['decisions_per_second']:,.0f}", f"{rate / local:.2f}×", s["learner_device"]]
+        workers = int(dict(x.split("=") for x in sets).get("table_workers", 1))
+        per_update = f"{workers * 1024 * 16:,}"  # the recipe's num_tables x n_steps, per table worker
+        cells = [name, f"{rate:,.0f}", f"{rate / local:.2f}×", per_update, s["learner_device"]]
         lines.append("| " + " | ".join(cells) + " |")
     how = (
         f"`configs/default.yaml`, {args.moves:,} moves a run (4 seats, Sâm on), evaluations and checkpoints off; moves "

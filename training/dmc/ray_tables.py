@@ -60,7 +60,7 @@ class TableActor:
 
     def collect(self, weights: dict[str, np.ndarray], steps: int) -> tuple[Finished, CollectStats]:
         """Play ``steps`` table steps with the learner's ``weights``; the decisions whose hand ended, and the stats."""
-        self.net.load_tensors(weights)
+        self.net.load_tensors({k: np.array(v) for k, v in weights.items()})  # Ray's arrays are read-only
         stats = self.selfplay.collect(steps)
         obs, actions, targets, moved = self.decisions.take_finished()
         renumber(self.selfplay.trajectories.last, moved)
