@@ -6,7 +6,7 @@ with evaluations, checkpoints and the final evaluation off; the rate is the run'
 * **local batched** (``trainer: batched``): ``configs/vs_heuristic.yaml`` — 512 tables of the compiled
   ``VectorEnv`` in this process, one learner seat per table, the compiled heuristic in the other
   seats, a 256x256 network, 4 epochs of 512-decision minibatches;
-* **Ray, 1 and 2 env runners** (``trainer: ray``): the same config with ``--set trainer=ray``, each
+* **Ray, 1 and 2 env runners** (``tables: ray``): the same config with ``--set tables=ray``, each
   env runner a Ray actor holding ``num_tables`` tables (so two runners bring twice the decisions to
   each update), the learner in the driver, on a local Ray of 2 CPUs;
 * **the old RLlib path** (``trainer: rllib``): ``configs/rllib.yaml`` with one env runner of 8 tables
@@ -60,7 +60,7 @@ def rows(steps: int, rllib_steps: int) -> list[Row]:
     default = yaml.safe_load((ROOT / "configs" / "vs_heuristic.yaml").read_text())
     tables, n_steps = default["num_tables"], default["n_steps"]
     batched = (f"total_timesteps={steps}", "checkpoint_every=0", "eval_every=0")
-    ray = (*batched, "trainer=ray", "num_cpus=2")
+    ray = (*batched, "tables=ray", "num_cpus=2")
     per_rollout = f"{{runners}} x {tables} tables x {n_steps} steps, minibatch {default['batch_size']}"
     local = Row(
         "local batched (`trainer: batched`)",
@@ -74,14 +74,14 @@ def rows(steps: int, rllib_steps: int) -> list[Row]:
         Row(
             "Ray, 1 env runner (`trainer: ray`)",
             "configs/vs_heuristic.yaml",
-            (*ray, "num_env_runners=1"),
+            (*ray, "table_workers=1"),
             "2 Ray CPUs: 1 runner + learner",
             per_rollout.format(runners=1),
         ),
         Row(
             "Ray, 2 env runners (`trainer: ray`)",
             "configs/vs_heuristic.yaml",
-            (*ray, "num_env_runners=2"),
+            (*ray, "table_workers=2"),
             "2 Ray CPUs: 2 runners + learner",
             per_rollout.format(runners=2),
         ),

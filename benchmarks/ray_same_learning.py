@@ -45,7 +45,7 @@ RUNS = {
     "local": ("trainer: batched, 512 tables", ()),
     "ray2x256": (
         "trainer: ray, 2 env runners x 256 tables",
-        ("trainer=ray", "num_env_runners=2", "num_tables=256", "num_cpus=2"),
+        ("tables=ray", "table_workers=2", "num_tables=256", "num_cpus=2"),
     ),
 }
 

@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
         "sam_env.training.dmc.ray_tables",
         "sam_env.evaluation.ray_pool",
     ),
+    "clients": ("sam_env.training.run_script", "sam_env.training.dqn.run"),  # trainer: dqn: docs/standard_algorithms.md
     "web": ("sam_env.apps.web.cli", "sam_env.apps.web.server"),  # sam-web: docs/web.md
     "mcp": ("sam_env.apps.mcp_server",),  # sam-mcp: docs/clients.md
     "llm": ("sam_env.agents.llm.agent", "sam_env.apps.evaluate"),  # sam-eval with openai:MODEL: docs/llm.md

@@ -271,7 +271,9 @@ def check_resume(folder: Path, trainer: Mapping[str, Any], config: RunConfig) ->
     with a copy), a policy that loads and has the config's network and table, and a readable
     ``trainer.safetensors``.
     """
-    written = trainer.get("trainer", "sb3")
+    from .tables import trainer_that_wrote  # a 0.3 run of trainer: ray resumes as batched with tables: ray
+
+    written = trainer_that_wrote(trainer.get("trainer", "sb3"))
     if written != config.trainer:
         raise ConfigError(
             f"{folder}: written by the {written!r} trainer, but its config says trainer: {config.trainer}"

@@ -60,3 +60,8 @@ def alias_of_trainer_ray(data: dict[str, Any]) -> dict[str, Any]:
         if data.setdefault("table_workers", runners) != runners:
             raise ConfigError("num_env_runners (trainer: ray's name) and table_workers disagree; keep table_workers")
     return data
+
+
+def trainer_that_wrote(name: str) -> str:
+    """A checkpoint's ``trainer`` as it reads now: ``ray`` (0.3's batched PPO on Ray) is ``batched``."""
+    return "batched" if name == "ray" else name

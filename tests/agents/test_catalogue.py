@@ -220,7 +220,14 @@ DMC_RECORDS = {
     "dmc_v2_5p": "dmc_5p_more.yaml",
 }
 """Each shipped Deep Monte-Carlo network and the record (configs/past_runs/) of the run that made it."""
-ADDED_SINCE = {"init_from": None, "overlap_update": False}
+ADDED_SINCE = {
+    "init_from": None,
+    "overlap_update": False,
+    "tables": "local",
+    "table_workers": 1,
+    "num_cpus": 2,
+    "device": "cpu",
+}
 """Config fields added after some shipped runs, at the value every run before them had (their metadata lacks them)."""
 
 

@@ -79,6 +79,10 @@ def test_two_actors_play_other_deals_and_the_learner_fits_both() -> None:
     config = load_config(SMOKE, ["eval_every=0", "checkpoint_every=0", "table_workers=2"])
     one = load_config(SMOKE, ["eval_every=0", "checkpoint_every=0"])
     two = RayDMCTrainer(config)
+    weights = ray.put(two.net.tensors())
+    (first, _), (second, _) = ray.get([a.collect.remote(weights, config.n_steps) for a in two.actors])
+    assert len(first[0]) and len(second[0])
+    assert first[0].shape != second[0].shape or not np.array_equal(first[0], second[0])  # their own deals
     stats2, _, targets2 = two.iterate(None)
     nodes = two.nodes()
     two.close()  # its actors hold both CPUs

@@ -69,7 +69,7 @@ def test_the_smoke_run_trains_in_an_env_runner_evaluates_and_writes_checkpoints(
     assert state["trainer"] == "batched" and len(state["pool_steps"]) == 2
     policy = load_policy(checkpoint / "policy.json")
     assert policy.metadata["training"]["trainer"] == "batched"
-    assert policy.metadata["training"]["config"]["tables"] == "ray"
+    assert policy.metadata["training"]["tables"] == "ray"
     assert json.loads((run / "evaluation.json").read_text())["steps"] >= 2000
     assert load_bot(str(run / "final"), rules=RuleConfig()) is not None
 
@@ -86,6 +86,27 @@ def test_resume_continues_a_ray_run_from_its_checkpoint(smoke: tuple[Path, str],
     assert resumed["n_updates"] > saved["n_updates"]
     speed = json.loads((run / "speed.json").read_text())  # the resumed session's own
     assert 1000 <= speed["learner_steps"] < start + 1000
+
+
+def test_a_run_of_0_3_s_trainer_ray_resumes_as_batched_with_tables_ray(smoke: tuple[Path, str], tmp_path: Path) -> None:
+    """A run folder written before ``tables: ray`` (``trainer: ray`` in its config.yaml and trainer.json, and
+    ``num_env_runners``) resumes: the alias reads its config, its checkpoint's trainer reads as batched."""
+    import yaml
+
+    run, _ = smoke
+    checkpoint = sorted((run / "checkpoints").iterdir())[0]
+    copy = tmp_path / "old" / "checkpoints" / checkpoint.name
+    copy.mkdir(parents=True)
+    for file in checkpoint.iterdir():
+        copy.joinpath(file.name).write_bytes(file.read_bytes())
+    state = json.loads((copy / "trainer.json").read_text())
+    (copy / "trainer.json").write_text(json.dumps({**state, "trainer": "ray"}))
+    config = yaml.safe_load((copy / "config.yaml").read_text())
+    old = {k: v for k, v in config.items() if k not in ("tables", "table_workers")}
+    (copy / "config.yaml").write_text(yaml.safe_dump({**old, "trainer": "ray", "num_env_runners": 1}))
+    stdout = train(tmp_path, "--resume", str(copy), "--set", f"total_timesteps={state['num_timesteps'] + 500}")
+    assert f"resuming old at step {state['num_timesteps']:,}" in stdout
+    assert json.loads((tmp_path / "old" / "final" / "trainer.json").read_text())["trainer"] == "batched"
 
 
 def test_a_checkpoint_whose_state_and_config_disagree_on_the_trainer_is_refused(

@@ -20,7 +20,7 @@ PFSP_WEIGHTINGS = ("hard", "variance", "uniform")
 
 
 @dataclass(frozen=True)
-class BatchedConfig(MaskedPPOConfig, TablesFields):
+class BatchedConfig(TablesFields, MaskedPPOConfig):
     """Our masked PPO on :class:`sam_env.VectorEnv` (:mod:`sam_env.training.batched`): ``num_tables`` tables,
     the learner in a share of the seats with one network shared by all of them, snapshots, fixed
     networks, the random player and the compiled heuristic in the others, all evaluated in batch.

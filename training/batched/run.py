@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..checkpoints import learn_and_save, read_trainer_state
 from ..common.logs import tensorboard_logger
-from ..config import TrainResult
+from ..config import ConfigError, TrainResult
 from ..speed import report_speed
 from .config import BatchedConfig
 from .state import restore_batched, save_batched_checkpoint
@@ -16,6 +16,8 @@ from .trainer import BatchedTrainer
 def train(config: BatchedConfig, run_dir: Path, resume: Path | None) -> TrainResult:
     """Train ``config`` in ``run_dir``, from scratch or from the checkpoint folder ``resume``, its tables in this
     process (``tables: ray``: :mod:`sam_env.training.ray_actors`, which the registry picks)."""
+    if config.tables != "local":
+        raise ConfigError("tables: ray runs through sam_env.training.ray_actors.train (train.py picks it), not here")
     trainer = build_trainer(BatchedTrainer, config, run_dir, resume)
     print(
         f"run {run_dir.name}: {config.total_timesteps:,} learner steps, {config.num_tables} tables (batched, "

@@ -23,6 +23,7 @@ from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint, load_pol
 
 from ..checkpoints import load_optimizer, optimizer_tensors, written_whole
 from ..config import ConfigError
+from ..tables import trainer_that_wrote
 from .trainer import BatchedTrainer
 
 ORACLE = "oracle."
@@ -60,7 +61,7 @@ def save_batched_checkpoint(folder: Path, trainer: BatchedTrainer, run_name: str
 def restore_batched(folder: Path, state: Mapping[str, Any], trainer: BatchedTrainer) -> None:
     """Load policy, optimizer, step counts, pool and history into a trainer built for ``state['num_timesteps']``."""
     config = trainer.config
-    if state.get("trainer") != config.trainer:
+    if trainer_that_wrote(str(state.get("trainer"))) != config.trainer:
         raise ConfigError(f"{folder}: written by the {state.get('trainer', 'sb3')!r} trainer; resume it with that one")
     policy = load_policy(folder / "policy", n_players=config.rule_config.n_players)
     if policy.arch != config.arch:

@@ -13,7 +13,7 @@ DEVICES = ("cpu", "cuda", "auto")
 
 
 @dataclass(frozen=True)
-class DMCConfig(EvalRunConfig, TablesFields):
+class DMCConfig(TablesFields, EvalRunConfig):
     """Deep Monte-Carlo as DouZero trains it (:mod:`sam_env.training.dmc`): one Q-network scores every legal
     move from the observation and the move's features; every seat of ``num_tables`` tables plays it
     epsilon-greedily; each decision's target is the money its seat received from that decision to the end
@@ -50,9 +50,10 @@ class DMCConfig(EvalRunConfig, TablesFields):
             follows the collection on one thread (the records made before this option ran so, and repeat only
             so). With ``tables: ray`` the same holds across processes: the actors play the next collection while
             the learner fits the last one.
-        device: where the learner's network is fitted: ``cpu``, ``cuda`` or ``auto`` (cuda when there is one). The
-            tables always play a copy on the CPU (with ``tables: ray``, in every actor), given the new weights
-            after each update.
+        device: where the learner's network is fitted: ``cpu`` (the default, also of the recipes), ``cuda`` or
+            ``auto`` (cuda when there is one: ``--set device=auto``). The tables always play on the CPU: the network
+            itself when it is there and the update does not overlap, else a copy given the new weights after each
+            update (with ``tables: ray``, each actor's).
 
     ``tables``, ``table_workers`` and ``num_cpus`` (:class:`~sam_env.training.tables.TablesFields`): with
     ``tables: ray`` each of ``table_workers`` Ray actors plays ``num_tables`` tables and sends the decisions whose

@@ -105,27 +105,38 @@ class RayDMCTrainer(DMCTrainer):
 
     def iterate(self, pool: object) -> tuple[CollectStats, list[float], np.ndarray]:
         """One collection by every actor and one update: of that collection's decisions, or with
-        ``overlap_update`` of the previous one's, fitted while the actors play."""
+        ``overlap_update`` of the previous one's, fitted while the actors play.
+
+        Seconds: ``env`` and ``inference`` are the actors' mean; ``update`` the fit's time beyond their play (all of
+        it when it follows the collection, what outlasts the collection when it overlaps it); ``sync`` the rest of
+        the iteration's wall time (weights out, decisions back, waiting for the slowest actor)."""
         clock = time.perf_counter()
         weights = ray.put(self.net.tensors())
         refs = [a.collect.remote(weights, self.config.n_steps) for a in self.actors]
         fitted: Finished | None = self.pending if self.config.overlap_update else None
+        fit_start = time.perf_counter()
         losses = [] if fitted is None else self.update(*fitted)
-        updating = time.perf_counter() - clock
+        overlapped = time.perf_counter() - fit_start
         parts = ray.get(refs)
         finished: Finished = tuple(np.concatenate([part[i] for part, _ in parts]) for i in range(3))  # type: ignore[assignment]
-        if self.config.overlap_update:
-            self.pending, trained = finished, (np.zeros(0, np.float32) if fitted is None else fitted[2])
-        else:
-            start = time.perf_counter()
-            losses = self.update(*finished)
-            updating += time.perf_counter() - start
-            trained = finished[2]
         stats = merged([s for _, s in parts])
         played = sum(stats.seconds.values())
+        if self.config.overlap_update:
+            self.pending, trained = finished, (np.zeros(0, np.float32) if fitted is None else fitted[2])
+            updating = max(0.0, overlapped - played)
+        else:
+            fit_start = time.perf_counter()
+            losses = self.update(*finished)
+            updating = time.perf_counter() - fit_start
+            trained = finished[2]
         stats.seconds[SYNC] = max(0.0, time.perf_counter() - clock - updating - played)
         self.seconds["update"] += updating
         return stats, losses, trained
+
+    def decisions_per_second(self) -> float:
+        """Decisions trained on per wall second of the iterations (evaluations left out), Ray's share included."""
+        busy = self.seconds["env"] + self.seconds["inference"] + self.seconds["update"] + self.seconds[SYNC]
+        return self.trained_decisions / max(busy, 1e-9)
 
 
 def merged(parts: list[CollectStats]) -> CollectStats:

@@ -107,7 +107,7 @@ class DMCTrainer(EvaluatesDuringTraining):
             self.lineage = grown_from(start, "init_from")
         self.net.to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=config.learning_rate)
-        behind = config.overlap_update or self.device.type != "cpu"
+        behind = self.plays_tables and (config.overlap_update or self.device.type != "cpu")
         self.actor = copy.deepcopy(self.net).cpu() if behind else self.net
         """The network the tables play: ``net`` itself, or a copy on the CPU (given the new weights after each update)
         with ``overlap_update`` (then one update behind) or a learner on a GPU."""

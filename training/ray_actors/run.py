@@ -1,6 +1,6 @@
 """A Ray run: start or join Ray, build the learner and its env runners, learn, save, shut Ray down.
 
-``train.py`` calls :func:`train` (through :func:`sam_env.training.batched.train`) for batched configs with
+``train.py`` calls :func:`train` (the registry's ``train_batched`` picks it) for batched configs with
 ``tables: ray``. Ray is started locally on
 ``num_cpus`` CPUs, or joined at ``train.py --address`` / ``RAY_ADDRESS`` (a cluster made with
 ``ray start``, docs/rllib.md), and always shut down, also on an error, so no Ray process of a local
