@@ -1,5 +1,5 @@
-"""Deprecated since 0.4.0, removed in the next release: ``RayConfig`` is :class:`sam_env.training.batched.config.
-BatchedConfig` with ``tables: ray`` (:mod:`sam_env.training.tables`)."""
+"""Deprecated since 0.4.0, removed in the next release: ``RayConfig`` is
+:class:`~sam_env.training.batched.config.BatchedConfig` with ``tables: ray`` (:mod:`sam_env.training.tables`)."""
 
 from __future__ import annotations
 
