@@ -136,7 +136,7 @@ class RayDMCTrainer(DMCTrainer):
     def decisions_per_second(self) -> float:
         """Decisions trained on per wall second of the iterations (evaluations left out), Ray's share included."""
         busy = self.seconds["env"] + self.seconds["inference"] + self.seconds["update"] + self.seconds[SYNC]
-        return self.trained_decisions / max(busy, 1e-9)
+        return (self.trained_decisions - self.trained_before) / max(busy, 1e-9)
 
 
 def merged(parts: list[CollectStats]) -> CollectStats:

@@ -119,6 +119,9 @@ class DMCTrainer(EvaluatesDuringTraining):
         self.num_timesteps = start_step
         self.n_updates = 0
         self.trained_decisions = 0
+        self.trained_before = 0
+        """Decisions trained on before this session (a resumed run's): :meth:`decisions_per_second` counts this
+        session's, over this session's seconds."""
         self.seconds = {"env": 0.0, "inference": 0.0, "update": 0.0, "eval": 0.0}
         """Wall seconds of the loop's parts (logging and checkpoints aside); with ``overlap_update``, ``update`` is
         taking the finished decisions out and the wait for the update thread after a collection (the update's time
@@ -151,7 +154,7 @@ class DMCTrainer(EvaluatesDuringTraining):
         torch.set_rng_state(tensors["rng.torch"])
         self.num_timesteps = int(state["num_timesteps"])
         self.n_updates = int(state["n_updates"])
-        self.trained_decisions = int(state.get("trained_decisions", 0))
+        self.trained_decisions = self.trained_before = int(state.get("trained_decisions", 0))
         self.history = list(state.get("history", []))
 
     def learn(self, on_checkpoint: Callable[[int], None] | None = None, label: str = "dmc") -> None:
@@ -243,7 +246,7 @@ class DMCTrainer(EvaluatesDuringTraining):
     def decisions_per_second(self) -> float:
         """Decisions trained on per wall second of collecting and updating (evaluations left out)."""
         busy = self.seconds["env"] + self.seconds["inference"] + self.seconds["update"]
-        return self.trained_decisions / max(busy, 1e-9)
+        return (self.trained_decisions - self.trained_before) / max(busy, 1e-9)
 
     def _log(self, losses: list[float], targets: np.ndarray, stats: CollectStats, bar: tqdm) -> None:
         elapsed = time.perf_counter() - self.wall_start
