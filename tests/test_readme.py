@@ -24,6 +24,7 @@ import torch
 from sam_env.agents.llm import stand_in
 from sam_env.apps import evaluate, exploit, play
 from sam_env.apps.web import cli as web
+from sam_env.evaluation import dataset
 from sam_env.training import cli
 from sam_env.training.config import ConfigError
 from sam_env.training.recipes import recipe_names
@@ -60,6 +61,7 @@ PARSERS: dict[str, Callable[[Sequence[str]], object]] = {
     "python -m sam_env.apps.evaluate": evaluate.build_parser().parse_args,
     "python -m sam_env.apps.play": play.build_parser().parse_args,
     "python -m sam_env.agents.llm.stand_in": stand_in.build_parser().parse_args,
+    "python -m sam_env.evaluation.dataset": dataset.build_parser().parse_args,
 }
 """Our programs, by the words that start their command, and what parses the rest of it."""
 EXTERNAL = (
