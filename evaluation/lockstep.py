@@ -113,8 +113,8 @@ def _advance(table: LockstepTable, t: int, match: int, position: Position) -> tu
         agent = env.agent_selection
         seat = raw.seat_of(agent)
         bot = table.by_seat[seat]
-        if plays_in_lockstep(bot):
-            return seat, observation, raw.seat_view(agent)
+        if plays_in_lockstep(bot):  # a batched policy reads observation rows only: no view built for it
+            return seat, observation, raw.seat_view(agent) if isinstance(bot, ConcurrentBot) else None
         position.at(match, table.deal, table.seating, seat)
         try:
             action = check_action(bot.name, bot.act(observation, raw.seat_view(agent)), observation["action_mask"])

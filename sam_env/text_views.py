@@ -134,9 +134,9 @@ def seat_view_from_json(data: dict[str, Any]) -> SeatView:
             seat=int(data["seat"]),
             rules=rules,
             phase=Phase[str(data["phase"]).upper()],
-            hand=_mask(data["your_hand"]),
+            hand=mask_of(data["your_hand"]),
             n_cards=tuple(int(c) for c in data["cards_left"]),
-            played=tuple(_mask(data["played"][str(s)]) for s in range(n)),
+            played=tuple(mask_of(data["played"][str(s)]) for s in range(n)),
             table_combo=NO_PLAY if data["to_beat"] is None else combo_index(data["to_beat"]["move"]),
             table_owner=int(data["to_lead"] if data["to_beat"] is None else data["to_beat"]["by"]),
             passed=tuple(s in data["passed"] for s in range(n)),
@@ -157,10 +157,6 @@ def seat_view_from_json(data: dict[str, Any]) -> SeatView:
         raise ValueError(
             f"not a seat's JSON view (sam_env.text_views.seat_json, with its legal moves): {type(err).__name__}: {err}"
         ) from None
-
-
-def _mask(cards: Sequence[str]) -> int:
-    return mask_of(cards)
 
 
 def seat_json_text(view: SeatView, legal_moves: bool = True) -> str:

@@ -29,8 +29,8 @@ import numpy as np
 import ray
 import torch
 
-from sam_env import VectorEnv
 from sam_env.agents.networks.qnet.network import QNetwork
+from sam_env.encoding import observation_size
 
 from ..common.ray_cluster import check_cpus, runner_seed, start_ray
 from ..config import TrainResult
@@ -53,7 +53,7 @@ class TableActor:
         torch.set_num_threads(1)  # the one CPU this actor holds
         own = dataclasses.replace(config, seed=runner_seed(config.seed, index))
         seeds = run_seeds(own.seed, start_step)
-        obs_size = VectorEnv(1, config.rule_config).observation_size
+        obs_size = observation_size(config.rule_config.n_players)
         self.net = QNetwork(config.q_arch, obs_size)
         self.decisions = Decisions.allocate(config.num_tables * config.n_steps, obs_size)
         self.selfplay = self_play(own, seeds, self.net, self.decisions)
@@ -156,7 +156,7 @@ def train(config: DMCConfig, run_dir: Path, resume: Path | None) -> TrainResult:
     """Train ``config`` with its tables in Ray actors: Ray joined at ``RAY_ADDRESS`` or started locally on
     ``num_cpus`` CPUs, and always shut down, also on an error."""
     check_cpus(config.table_workers, config.num_cpus)
-    obs_size = VectorEnv(1, config.rule_config).observation_size
+    obs_size = observation_size(config.rule_config.n_players)
     collection = config.num_tables * config.n_steps * (4 * obs_size + 16)  # a collection's decisions, at most
     where = start_ray(config.num_cpus, 2 * config.table_workers * collection)
     try:

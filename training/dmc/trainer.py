@@ -28,6 +28,7 @@ from sam_env import VectorEnv
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.networks.qnet.checkpoint import QCheckpoint, qnet_metadata
 from sam_env.agents.networks.qnet.network import QNetwork
+from sam_env.encoding import observation_size
 from sam_env.move_features import move_features
 
 from .. import progress
@@ -97,7 +98,7 @@ class DMCTrainer(EvaluatesDuringTraining):
         seeds = run_seeds(config.seed, start_step)
         torch.manual_seed(int(seeds[0].generate_state(1)[0]))
         self.device = learner_device(config.device)
-        obs_size = VectorEnv(1, config.rule_config).observation_size
+        obs_size = observation_size(config.rule_config.n_players)
         self.net = QNetwork(config.q_arch, obs_size)
         self.lineage: list[dict[str, Any]] = []
         """The checkpoints this run grew from, the oldest first (:mod:`sam_env.training.lineage`)."""
