@@ -9,6 +9,7 @@ cost is CPU time per searched decision (one with more than one legal move), time
 the decisions of a few hands. Writes ``search_budget.md`` and ``search_budget.png``.
 
     python experiments/search_budget.py [--deals 300] [--budgets 64x8 64x8:ppo_v1+heuristic/512] [--workers 2]
+    python experiments/search_budget.py --network dmc_v2 --budgets 64x8 64x8:heuristic/512   # over the Q-network
 
 The searches are registered by name before the tournament's worker processes start, so they reach
 workers that are forked (the default on Linux before Python 3.14).
@@ -51,11 +52,11 @@ def parse_search(spec: str) -> tuple[int, int, tuple[str, ...], int]:
     return determinizations, candidates, tuple(models.split("+")) if models else (), inference
 
 
-def search_bot(spec: str, seed: int | None = None) -> SearchBot:
-    """The search a spec names, over the shipped ``ppo`` (the registry factory of ``search_<spec>``)."""
+def search_bot(spec: str, seed: int | None = None, network: str = "ppo") -> SearchBot:
+    """The search a spec names, over a shipped 4-seat network (the registry factory of ``search_<spec>``)."""
     determinizations, candidates, models, proposals = parse_search(spec)
     return SearchBot(
-        shipped_checkpoint("ppo"),
+        shipped_checkpoint(network),
         seed,
         determinizations,
         candidates,
@@ -65,10 +66,10 @@ def search_bot(spec: str, seed: int | None = None) -> SearchBot:
     )
 
 
-def cpu_ms_per_decision(spec: str, hands: int) -> tuple[float, float]:
+def cpu_ms_per_decision(spec: str, hands: int, network: str = "ppo") -> tuple[float, float]:
     """CPU milliseconds per searched decision of a seat-0 search bot against heuristic ×3, and of its
     network alone on the same decisions (the reference, timed in the same loop)."""
-    bot = search_bot(spec, seed=0)
+    bot = search_bot(spec, seed=0, network=network)
     heuristic = load_bot("heuristic", seed=0)
     env, spent, network_spent, searched = sam_env.env(), 0.0, 0.0, 0
 
@@ -108,30 +109,33 @@ def main() -> None:
         help="DxK[:MODEL+MODEL][/PROPOSALS]",
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--network", default="ppo", help="the shipped 4-seat network searched over (default ppo)")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--timing-hands", type=int, default=20)
     parser.add_argument("--out", type=Path, default=Path("results/search_budget"))
     args = parser.parse_args()
     for spec in args.budgets:  # registered before the pool forks, so every worker knows them
-        search_bot(spec)  # a bad spec or model fails here, not in the workers
-        register(f"search_{spec}", partial(search_bot, spec))
-    matches = [Match("ppo", ("heuristic",) * 3)] + [
+        search_bot(spec, network=args.network)  # a bad spec or model fails here, not in the workers
+        register(f"search_{spec}", partial(search_bot, spec, network=args.network))
+    matches = [Match(args.network, ("heuristic",) * 3)] + [
         Match(f"search_{spec}", ("heuristic",) * 3) for spec in args.budgets
     ]
     results = run_matches(matches, RuleConfig(), args.deals, seed=args.seed, workers=args.workers)
     per_deal = [r.metrics[:, :, 0, NET].mean(axis=1) for r in results]
     rows = []
     for spec, net in zip(args.budgets, per_deal[1:], strict=True):
-        ms, network_ms = cpu_ms_per_decision(spec, args.timing_hands)
+        ms, network_ms = cpu_ms_per_decision(spec, args.timing_hands, args.network)
         rows.append((spec, ms, mean_ci(net), mean_ci(net - per_deal[0]), mean_ci(net - per_deal[1])))
     base = mean_ci(per_deal[0])
     lines = [
-        f"Searches over ppo against heuristic x3: {args.deals} duplicate deals (seed {args.seed}), 4 seats, Sâm on",
+        f"Searches over {args.network} against heuristic x3: {args.deals} duplicate deals (seed {args.seed}), "
+        "4 seats, Sâm on",
         "",
         "| search (deals x candidates: opponent models / proposals) | CPU ms / searched decision | X/hand | 95% CI "
-        f"| gain over ppo | 95% CI | gain over {args.budgets[0]} | 95% CI |",
+        f"| gain over {args.network} | 95% CI | gain over {args.budgets[0]} | 95% CI |",
         "|---|---|---|---|---|---|---|---|",
-        f"| ppo (no search) | {network_ms:.3f} | {base[0]:+.2f} | [{base[1]:+.2f}, {base[2]:+.2f}] | | | | |",
+        f"| {args.network} (no search) | {network_ms:.3f} | {base[0]:+.2f} | [{base[1]:+.2f}, {base[2]:+.2f}] "
+        "| | | | |",
     ]
     for name, ms, (m, lo, hi), (g, glo, ghi), (f, flo, fhi) in rows:
         lines.append(
@@ -150,8 +154,8 @@ def main() -> None:
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("CPU ms per searched decision (one core)")
-    ax.set_ylabel("gain over ppo, X/hand (95% CI)")
-    ax.set_title(f"ppo_search vs heuristic x3, {args.deals} deals")
+    ax.set_ylabel(f"gain over {args.network}, X/hand (95% CI)")
+    ax.set_title(f"search over {args.network} vs heuristic x3, {args.deals} deals")
     fig.tight_layout()
     fig.savefig(args.out / "search_budget.png", dpi=120)
     print(f"wrote {args.out / 'search_budget.md'} and search_budget.png")

@@ -16,12 +16,12 @@ What makes it fast is the batch, not a different computation:
   inference tables) and the table copied once per other candidate, instead of replayed per candidate;
 * forced moves are made inside the compiled step, money is read from the ledgers, and
   observations are written only where a model chooses;
-* a policy network's forward pass (:class:`~.network.CompiledNetwork`) adds up only the non-zero inputs'
-  weights and computes only the legal moves' logits, and each row's result does not depend on the
-  batch, so a decision searched alone or among hundreds gets the same moves and the same values.
-  A Q-network is played by :class:`~sam_env.agents.networks.qnet.bot.QBot` (numpy matrix products): its values
-  can differ in the last bits with the batch, so only a near tie between two moves could make the
-  batched and the per-decision search part (the differential test checks they do not on its deals).
+* a network's forward pass (a policy's :class:`~.network.CompiledNetwork`, a ``dmc`` Q-network's
+  :class:`~.qnetwork.CompiledQNetwork`) adds up only the non-zero inputs' weights and computes only the legal
+  moves' logits or values, and each row's result does not depend on the batch, so a decision searched alone or
+  among hundreds gets the same moves and the same values. A ``dqn`` Q-network is played by
+  :class:`~sam_env.agents.networks.qnet.bot.QBot` (numpy matrix products): its values can differ in the last bits
+  with the batch, so only a near tie between two moves could make the batched and the per-decision search part.
 
 ``tests/agents/test_search_engine.py`` checks it against :class:`~.reference.ReferenceSearch`
 decision by decision (moves, candidates, values, deals replayed), inference included.

@@ -18,6 +18,7 @@ import numpy as np
 
 from .deals import DecisionPoint, log_weights
 from .network import CompiledNetwork
+from .qnetwork import CompiledQNetwork
 from .reference import PRUNE_LOG_WEIGHT
 
 if TYPE_CHECKING:
@@ -110,6 +111,6 @@ class HistoryScorer:
 
 def choose(policy: BatchedPolicy, play: Playouts, tables: np.ndarray) -> np.ndarray:
     """The policy's moves at some tables (a compiled network reads the rows in place)."""
-    if isinstance(policy, CompiledNetwork):
+    if isinstance(policy, (CompiledNetwork, CompiledQNetwork)):
         return policy(play.observation, play.action_mask, tables)
     return policy(play.observation[tables], play.action_mask[tables])

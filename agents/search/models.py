@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from sam_env.bot import BatchedPolicy
 
     from .network import CompiledNetwork
+    from .qnetwork import CompiledQNetwork
 
 Network = PolicyCheckpoint | QCheckpoint
 """A network a search can rank its candidates by and roll out with: a policy (its logits) or a Q-network
@@ -83,21 +84,24 @@ def checked_model(model: OpponentModel, n_players: int) -> OpponentModel:
     return model
 
 
-def network_policy(network: Network) -> CompiledNetwork | QBot:
-    """A network as a batched policy: a policy compiled (:class:`~.network.CompiledNetwork`), a Q-network as
-    :class:`~sam_env.agents.networks.qnet.bot.QBot` (its forward pass in numpy: a move's features enter its first
-    layer)."""
+def network_policy(network: Network) -> CompiledNetwork | CompiledQNetwork | QBot:
+    """A network as a batched policy, compiled where it can be: a policy (:class:`~.network.CompiledNetwork`), a
+    ``dmc`` Q-network (:class:`~.qnetwork.CompiledQNetwork`); a ``dqn`` Q-network as
+    :class:`~sam_env.agents.networks.qnet.bot.QBot` (numpy)."""
     from .network import CompiledNetwork
+    from .qnetwork import CompiledQNetwork
 
     if isinstance(network, QCheckpoint):
-        return QBot(network)
+        return CompiledQNetwork(network) if network.arch.kind == "dmc" else QBot(network)
     return CompiledNetwork(network)
 
 
-def move_scores(policy: CompiledNetwork | QBot, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+def move_scores(
+    policy: CompiledNetwork | CompiledQNetwork | QBot, observations: np.ndarray, masks: np.ndarray
+) -> np.ndarray:
     """``float32[k, 201]``: what a network prefers its legal moves by (a policy's logits, a Q-network's
     values; ``-inf`` at the illegal moves), the order in which a search takes its candidates."""
-    if isinstance(policy, QBot):
+    if hasattr(policy, "legal_values"):
         return policy.legal_values(observations, masks)
     return policy.logits(observations, masks)
 

@@ -36,7 +36,8 @@ pair) is one group, and a group whose inputs are ones then zeros adds one precom
 FASTMATH = {"reassoc", "contract", "nsz"}
 """Floating-point freedoms given to the compiler: reorder sums (so it can vectorize them) and fuse
 multiply-adds; no assumption that values are finite (the masked logits are ``-inf``)."""
-RELU, TANH = 0, 1
+RELU, TANH, LINEAR = 0, 1, 2
+"""The activations :func:`activate` applies (``LINEAR``: none, for a first layer whose activation comes later)."""
 
 
 @njit(cache=True, error_model="numpy", fastmath=FASTMATH, inline="always")
@@ -64,7 +65,7 @@ def activate(row, kind):
     if kind == TANH:
         for k in range(row.shape[0]):
             row[k] = tanh(row[k])
-    else:
+    elif kind == RELU:
         for k in range(row.shape[0]):
             row[k] = max(row[k], np.float32(0.0))
 

@@ -25,6 +25,7 @@ from sam_env.agents.search import DecisionPoint, SearchBot
 from sam_env.agents.search.engine import BatchedSearch
 from sam_env.agents.search.models import Network, move_scores
 from sam_env.agents.search.network import CompiledNetwork
+from sam_env.agents.search.qnetwork import CompiledQNetwork
 from sam_env.agents.search.reference import ReferenceSearch
 from sam_env.bot import Bot
 from sam_env.core import SeatView
@@ -111,7 +112,8 @@ def test_a_search_over_a_q_network_makes_the_per_decision_searchs_moves(models: 
     checkpoint = shipped_checkpoint("dmc")
     assert isinstance(checkpoint, QCheckpoint)
     _check_against_the_reference(checkpoint, rules, _views(rules, hands=3, seed=11), models, 0)
-    assert isinstance(BatchedSearch(shipped_checkpoint("ppo"), opponent_models=("dmc",)).policies(rules)[1], QBot)
+    model = BatchedSearch(shipped_checkpoint("ppo"), opponent_models=("dmc",)).policies(rules)[1]
+    assert isinstance(model, CompiledQNetwork)
 
 
 def _check_against_the_reference(
@@ -178,6 +180,34 @@ def _observations(rules: RuleConfig, seed: int) -> tuple[np.ndarray, np.ndarray]
         masks.append(batch.action_mask[choosing].copy())
         batch = venv.step(random_actions(rng, batch.action_mask))
     return np.concatenate(rows), np.concatenate(masks)
+
+
+@pytest.mark.parametrize("network", ["dmc_v2", "dmc_v2_2p", "dmc_3p", "dmc_v2_5p"])
+def test_the_compiled_q_network_values_moves_as_qbot_and_rows_do_not_depend_on_the_batch(network: str) -> None:
+    checkpoint = shipped_checkpoint(network)
+    observations, masks = _observations(checkpoint.rules, seed=len(network))
+    compiled, numpy_bot = CompiledQNetwork(checkpoint), QBot(checkpoint)
+    values = compiled.legal_values(observations, masks)
+    expected = numpy_bot.legal_values(observations, masks)
+    assert len(observations) > 2000
+    assert np.array_equal(np.isfinite(values), masks)
+    np.testing.assert_allclose(values[masks], expected[masks], rtol=0, atol=1e-4)
+    # the same moves as QBot wherever its best move is clear of the next by more than the rounding
+    ordered = np.sort(np.where(masks, expected, -np.inf), axis=1)
+    clear = (masks.sum(axis=1) == 1) | (ordered[:, -1] - ordered[:, -2] > 1e-4)
+    assert clear.mean() > 0.99
+    assert np.array_equal(compiled(observations, masks)[clear], numpy_bot.best_actions(observations, masks)[clear])
+    rows = np.random.default_rng(1).permutation(len(observations))[:301]
+    np.testing.assert_array_equal(compiled.legal_values(observations, masks, rows), values[rows])
+    for row in rows[:20].tolist():
+        np.testing.assert_array_equal(
+            compiled.legal_values(observations[row : row + 1], masks[row : row + 1])[0], values[row]
+        )
+
+
+def test_a_dqn_q_network_is_not_compiled() -> None:
+    with pytest.raises(TypeError, match="dmc QCheckpoint"):
+        CompiledQNetwork(shipped_checkpoint("ppo"))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("network", ["ppo", "ppo_v1", "ppo_3p", "ppo_5p"])
