@@ -33,6 +33,7 @@ from .networks.qnet.bot import QBot
 from .networks.qnet.checkpoint import QCheckpoint, is_qnet_checkpoint
 from .panel import PANEL_BOTS
 from .search import SearchBot
+from .search.bot import DMC_SEARCH_NAME
 
 BotFactory = Callable[[int | None], Bot]
 
@@ -55,6 +56,8 @@ FACTORIES.update({name: partial(shipped_bot, name) for name in catalogue.shipped
 FACTORIES.update({name: partial(_at_four_seats, name) for name in [*catalogue.families(), catalogue.BEST]})
 # The shipped "ppo" networks with determinized search at decision time (agents/search/).
 FACTORIES[SearchBot.name] = partial(SearchBot.over_shipped, "ppo")
+# The recommended Q-network of each table size ("best") with search at decision time.
+FACTORIES[DMC_SEARCH_NAME] = partial(SearchBot.dmc_search, 4)
 BUILT_IN = frozenset(FACTORIES)
 """The names shipped with sam-env; :func:`register` adds others in one process (:func:`registered_at_run_time`)."""
 
@@ -78,7 +81,7 @@ def grouped() -> list[tuple[str, list[str]]]:
         ("rule bots", [RandomBot.name, GreedyBot.name, HeuristicBot.name]),
         ("held-out panel", list(PANEL_BOTS)),
         ("networks", sorted(families, key=_family_order)),
-        ("search", [SearchBot.name]),
+        ("search", [DMC_SEARCH_NAME, SearchBot.name]),
         ("registered", sorted(registered_at_run_time())),
     ]
     return [(group, names) for group, names in groups if names]
@@ -168,7 +171,7 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
     :class:`~sam_env.agents.networks.format.CheckpointError` naming the table and what would fit. A path's
     metadata is checked against this sam-env before use.
     ``"ppo_search"`` is the shipped ``"ppo"`` network for the table with search at decision time
-    (:mod:`sam_env.agents.search`).
+    (:mod:`sam_env.agents.search`), ``"dmc_search"`` the recommended Q-network (``"best"``) with search.
     """
     n_players = None if rules is None else rules.n_players
     if is_chat_spec(spec) or isinstance(spec, ChatSpec):  # a language model behind an endpoint (agents/llm)
@@ -195,6 +198,8 @@ def load_bot(spec: BotSpec | object, seed: int | None = None, rules: RuleConfig 
         return shipped_bot(resolve(spec, n_players).name, seed=seed, label=spec)
     if rules is not None and spec == SearchBot.name:
         return SearchBot.over_shipped(resolve("ppo", n_players).name, seed=seed)
+    if rules is not None and spec == DMC_SEARCH_NAME:
+        return SearchBot.dmc_search(rules.n_players, seed=seed)
     if spec in FACTORIES and spec not in BUILT_IN:  # registered at run time: given the rules too, where it takes them
         return as_bot(FACTORIES[spec], seed, rules, spec)
     return make_agent(spec, seed)

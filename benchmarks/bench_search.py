@@ -54,9 +54,10 @@ SPLIT = {
 replay's share is shown apart: it is made of steps and deals, and of the Python that drives them."""
 
 
-def decisions(count: int, seed: int) -> list[DecisionPoint]:
-    """The first ``count`` decisions with a choice of hands of heuristic x4 (every seat's)."""
-    env, heuristic, points = sam_env.env(), load_bot("heuristic", seed=seed), []
+def decisions(count: int, seed: int, rules: RuleConfig | None = None) -> list[DecisionPoint]:
+    """The first ``count`` decisions with a choice of hands of the heuristic at every seat (4 seats unless
+    ``rules`` say otherwise)."""
+    env, heuristic, points = sam_env.env(rules=rules or RuleConfig()), load_bot("heuristic", seed=seed), []
 
     def record(seat: int, observation: dict, view: sam_env.core.SeatView) -> int:
         if observation["action_mask"].sum() > 1:

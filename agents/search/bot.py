@@ -76,15 +76,18 @@ from sam_env.bot import Bot
 from sam_env.core import N_COMBOS, SeatView
 from sam_env.utils.deprecation import warn_deprecated
 
-from ..networks.catalogue import shipped_checkpoint
+from ..networks.catalogue import best_for, shipped_checkpoint
 from ..networks.policy.bot import PPOBot
 from ..networks.qnet.bot import QBot
 from ..networks.qnet.checkpoint import QCheckpoint
 from .deals import DecisionPoint
-from .models import Network, OpponentModel, shipped_search
+from .models import Network, OpponentModel, ShippedSearch, dmc_search_settings, shipped_search
 
 if TYPE_CHECKING:
     from .engine import BatchedSearch, SearchResult
+
+DMC_SEARCH_NAME = "dmc_search"
+"""The registry's search over the recommended Q-network of each table size (:meth:`SearchBot.dmc_search`)."""
 
 
 class SearchBot(Bot):
@@ -154,14 +157,30 @@ class SearchBot(Bot):
         return cls.over_shipped(network, seed, label=label)
 
     @classmethod
-    def over_shipped(cls, network: str = "ppo", seed: int | None = None, *, label: str | None = None) -> SearchBot:
+    def over_shipped(
+        cls,
+        network: str = "ppo",
+        seed: int | None = None,
+        *,
+        label: str | None = None,
+        settings: ShippedSearch | None = None,
+    ) -> SearchBot:
         """The registry's ``ppo_search``: search over a shipped network (a policy, or a Q-network such as
-        ``dmc_v2``), with the models and inference of :func:`~.models.shipped_search` for its table size
-        (``label``: the name in reports, default ``"ppo_search"``)."""
+        ``dmc_v2``), with the models and inference of ``settings`` (default: ``ppo_search``'s,
+        :func:`~.models.shipped_search`, for its table size; ``label``: the name in reports, default
+        ``"ppo_search"``)."""
         checkpoint = shipped_checkpoint(network)
-        shipped = shipped_search(checkpoint.rules.n_players)
+        shipped = settings if settings is not None else shipped_search(checkpoint.rules.n_players)
         return cls(
             checkpoint, seed=seed, opponent_models=shipped.opponent_models, proposals=shipped.proposals, name=label
+        )
+
+    @classmethod
+    def dmc_search(cls, n_players: int = 4, seed: int | None = None) -> SearchBot:
+        """The registry's ``dmc_search``: search over the recommended network of the table (``best``, a Q-network
+        at every size), with the models and inference of :func:`~.models.dmc_search_settings` for it."""
+        return cls.over_shipped(
+            best_for(n_players).name, seed, label=DMC_SEARCH_NAME, settings=dmc_search_settings(n_players)
         )
 
     @property

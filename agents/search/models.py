@@ -37,7 +37,8 @@ Q-network's highest valued)."""
 
 @dataclass(frozen=True)
 class ShippedSearch:
-    """How ``ppo_search`` models the other seats at one table size: the models besides its own network
+    """How a shipped search (``ppo_search``, ``dmc_search``) models the other seats at one table size: the models
+    besides its own network
     (``opponent_models``) and how many proposed deals its inference weighs (``proposals``; 0: none)."""
 
     opponent_models: tuple[str, ...] = ()
@@ -52,6 +53,17 @@ where none is given: no other was measured there)."""
 def shipped_search(n_players: int) -> ShippedSearch:
     """The model of the other seats ``ppo_search`` uses at ``n_players`` seats (:data:`SHIPPED_SEARCH`)."""
     return SHIPPED_SEARCH.get(n_players, ShippedSearch())
+
+
+DMC_SEARCH: dict[int, ShippedSearch] = {4: ShippedSearch(("heuristic",), proposals=512)}
+"""``dmc_search``'s model of the other seats, per table size, beside the recommended Q-network it searches over
+(chosen in a paired trial at 4 seats: docs/results/dmc_search.md#choosing-the-models; the network alone, without
+inference, where none is given: no other was measured there)."""
+
+
+def dmc_search_settings(n_players: int) -> ShippedSearch:
+    """The model of the other seats ``dmc_search`` uses at ``n_players`` seats (:data:`DMC_SEARCH`)."""
+    return DMC_SEARCH.get(n_players, ShippedSearch())
 
 
 def _label(model: OpponentModel) -> str:

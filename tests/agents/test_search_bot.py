@@ -12,13 +12,13 @@ import pytest
 
 import sam_env
 from sam_env import RuleConfig
-from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_network_for
+from sam_env.agents.networks.catalogue import best_for, shipped_checkpoint, shipped_network_for
 from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import SearchBot
 from sam_env.agents.search.deals import resample, sample_deals
-from sam_env.agents.search.models import shipped_search
+from sam_env.agents.search.models import dmc_search_settings, shipped_search
 from sam_env.agents.search.reference import PRUNE_LOG_WEIGHT
 from sam_env.core import SeatView
 from sam_env.core.cards import FULL_DECK
@@ -327,6 +327,20 @@ def test_a_search_over_a_shipped_q_network_is_built_by_name() -> None:
     assert isinstance(bot.network, QBot) and bot.network.checkpoint is shipped_checkpoint("dmc")
     assert bot.n_players == 4 and bot.name == "dmc_search"
     assert bot.opponent_models == ("ppo_v1", "heuristic") and bot.proposals == 512
+
+
+@pytest.mark.parametrize("n_players", [2, 3, 4, 5])
+def test_dmc_search_searches_over_the_recommended_q_network_of_every_table_size(n_players: int) -> None:
+    rules = RuleConfig(n_players=n_players)
+    bot = load_bot("dmc_search", seed=1, rules=rules)
+    assert isinstance(bot, SearchBot) and bot.name == "dmc_search" and bot.n_players == n_players
+    assert bot.network.checkpoint is shipped_checkpoint(best_for(n_players).name)
+    assert isinstance(bot.network, QBot)
+    settings = dmc_search_settings(n_players)
+    assert bot.opponent_models == settings.opponent_models and bot.proposals == settings.proposals
+    observation, view = next((o, v) for o, v in _decision_points(rules, hands=1, seed=3) if o["action_mask"].sum() > 1)
+    assert observation["action_mask"][bot.act(observation, view)]
+    assert load_bot("dmc_search").n_players == 4
 
 
 def test_bad_candidates_are_refused() -> None:
