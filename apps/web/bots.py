@@ -28,9 +28,11 @@ from sam_env.core.rules import (
     MIN_PLAYERS,
 )
 
-from .errors import BadRequest
+from .coach import coach_for
+from .errors import BadRequest, Conflict
 from .files import resolve_under
 from .games import HUMAN, Game
+from .recordings import Recordings
 from .schemas import NewGame
 
 CHECKPOINT_PREFIX = "checkpoint:"
@@ -107,11 +109,15 @@ def rules_options() -> dict[str, Any]:
     }
 
 
-def new_game(request: NewGame, catalogue: BotCatalogue) -> tuple[Game, int | None]:
+def new_game(
+    request: NewGame, catalogue: BotCatalogue, recordings: Recordings | None = None
+) -> tuple[Game, int | None]:
     """A game (not started yet) and its seed, from the checked body of ``POST /api/games``.
 
-    Every field is optional: 4 players, the default rules, seat 0, three heuristic bots, a fresh seed.
-    ``opponents``: ``n - 1`` bot names in turn order after the person's seat, or one name for all.
+    Every field is optional: 4 players, the default rules, seat 0, three heuristic bots, a fresh seed, no
+    coach, not recorded. ``opponents``: ``n - 1`` bot names in turn order after the person's seat, or one
+    name for all. ``record``: kept in ``recordings`` under the token ``recording`` names (a new one if
+    None), refused (409) when this server keeps none or cannot write them, before any bot loads.
     """
     rules = _rules(request.rules, request.players)
     n = rules.n_players
@@ -126,6 +132,13 @@ def new_game(request: NewGame, catalogue: BotCatalogue) -> tuple[Game, int | Non
         raise BadRequest(
             f"opponents needs {n - 1} names for {n} players (or one name for every seat), got {len(names)}"
         )
+    recording = None
+    if request.record:
+        if recordings is None:
+            raise Conflict("this server keeps no recordings (start sam-web with --record-dir DIR)")
+        recordings.require_writable()
+        recording = (recordings, recordings.token(request.recording))
+    coach = coach_for(n) if request.coach else None
     players, bots = [HUMAN] * n, [None] * n
     seed = request.seed
     bot_seeds = secrets.randbits(31) if seed is None else seed
@@ -133,7 +146,7 @@ def new_game(request: NewGame, catalogue: BotCatalogue) -> tuple[Game, int | Non
         spec = catalogue.spec(name)
         players[(seat + j) % n] = name
         bots[(seat + j) % n] = _bot(name, spec, bot_seeds + j, rules)
-    return Game(rules, seat, players, bots), seed
+    return Game(rules, seat, players, bots, coach, recording), seed
 
 
 def _bot(name: str, spec: str | Path, seed: int, rules: RuleConfig) -> Bot:

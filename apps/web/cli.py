@@ -78,6 +78,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="live games one client (address) may hold at once (default 8), so that one cannot take them all",
     )
     parser.add_argument("--idle-minutes", type=float, default=60.0, help="a game unused this long expires (default 60)")
+    recording = parser.add_mutually_exclusive_group()
+    recording.add_argument(
+        "--record-dir",
+        type=Path,
+        metavar="DIR",
+        help="where the games people choose to record (the page's 'Keep my games') are kept, one hand record a "
+        "line (default: $XDG_DATA_HOME/sam-env/recordings, else ~/.local/share/sam-env/recordings; "
+        "%%LOCALAPPDATA%%\\sam-env\\recordings on Windows); nothing is recorded unless a person asks",
+    )
+    recording.add_argument(
+        "--no-record", action="store_true", help="keep no recordings: the page offers none and the API refuses them"
+    )
     return parser
 
 
@@ -138,8 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         uvicorn = import_extra("uvicorn", extra="web", needs=WEB_MODULES, what="sam-web")
         server_module = import_extra(".server", package=__package__, extra="web", needs=WEB_MODULES, what="sam-web")
         guard = import_extra(".guard", package=__package__, extra="web", needs=WEB_MODULES, what="sam-web")
+        recordings = import_extra(".recordings", package=__package__, extra="web", needs=WEB_MODULES, what="sam-web")
     except MissingExtra as err:
         parser.exit(2, f"sam-web: error: {err}\n")
+    record_dir = None if args.no_record else args.record_dir or recordings.default_record_dir()
+    problem = None if args.record_dir is None else recordings.writable(args.record_dir)
+    if problem is not None:  # asked for by name: refused now; the default is checked when a person asks to record
+        parser.error(f"--record-dir: {problem}")
     try:
         hosts = guard.allowed_hosts(args.host, args.allow_host)
     except ValueError as err:
@@ -153,6 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         games_per_client=args.games_per_client,
         hosts=hosts,
         bots=tuple(args.bots),
+        record_dir=record_dir,
     )
     server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level="info"))
     if args.open:

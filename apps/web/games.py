@@ -10,8 +10,13 @@ Bots can be slow (``ppo_search`` thinks for a fraction of a second per decision,
 machine), so the server calls :meth:`Game.play` and friends in worker threads. A game takes one
 request at a time: a second move sent while the bots are still answering the first is refused
 (409), not queued behind it, and ``GET`` returns the view published by the last finished request.
-A request applies whole or not at all: should anything fail inside it (a bot, the settlement),
-the table, the score and the history are put back as they were before it.
+A request applies whole or not at all: should anything fail inside it (a bot, the settlement, writing
+a recorded hand), the table, the score and the history are put back as they were before it.
+
+A game may have a coach (:mod:`.coach`): at each of the person's decisions the legal moves' values,
+computed from the person's observation only, and after the hand a review of their decisions. A game
+may be recorded (:mod:`.recordings`): each finished hand is written once, as the last step of the
+request that finished it.
 
 :class:`GameStore` keeps the live games in memory under unguessable ids
 (``secrets.token_urlsafe``), at most ``max_games`` at once and at most ``per_client`` for one
@@ -28,14 +33,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sam_env
 from sam_env.bot import Bot, table_encoding_version
 from sam_env.core import COMBOS, N_COMBOS, RuleConfig, SeatView, combo_index
 
+from .coach import Coach, Review, searcher, think
 from .errors import BadRequest, Conflict, NotFound, TooManyGames, Unavailable
-from .views import cards_json, illegal_reason, move_entry, seat_view_json
+from .recordings import Recordings, hand_record
+from .views import cards_for, cards_json, illegal_reason, move_entry, seat_view_json
+
+if TYPE_CHECKING:
+    from sam_env.agents.search import SearchBot
 
 HUMAN = "you"
 
@@ -44,16 +54,28 @@ class Game:
     """One table: the rules, the person's seat, a bot in every other seat, the running score.
 
     ``players[seat]`` is the label each seat shows (``"you"`` for the person's); ``bots[seat]`` the
-    bot of every other seat (``None`` at the person's).
+    bot of every other seat (``None`` at the person's). ``coach``: values the person's moves (None: no
+    coach); ``recording``: where finished hands are kept and under which token (None: not kept).
     """
 
-    def __init__(self, rules: RuleConfig, seat: int, players: Sequence[str], bots: Sequence[Bot | None]) -> None:
+    def __init__(
+        self,
+        rules: RuleConfig,
+        seat: int,
+        players: Sequence[str],
+        bots: Sequence[Bot | None],
+        coach: Coach | None = None,
+        recording: tuple[Recordings, str] | None = None,
+    ) -> None:
         self.rules = rules
         self.rules_json = rules.to_dict()
         self.seat = seat
         self.players = list(players)
         self.bots = list(bots)
-        self.env = sam_env.raw_env(rules=rules, encoding_version=table_encoding_version(self.bots))
+        self.coach = coach
+        self.recording = recording
+        readers = [*self.bots, *([] if coach is None else [coach.bot])]  # the coach reads the table's observation too
+        self.env = sam_env.raw_env(rules=rules, encoding_version=table_encoding_version(readers))
         self.totals = [0] * rules.n_players
         """Each seat's money over the finished hands of this table."""
         self.hand_number = 0
@@ -67,13 +89,26 @@ class Game:
         self.last_used = 0.0
         self._last_view: SeatView | None = None
         """The person's view after the last move (the public state the next move starts from)."""
+        self.advice: dict[int, float] | None = None
+        """The coach's value (X) of each legal move of the person's decision now; None when not theirs or no coach."""
+        self.review: Review | None = None
+        """The coach's notes on the person's decisions of this hand (None without a coach)."""
+        self.recorded = 0
+        """Hands of this game written to its recording."""
+        self._recorded_hand = 0
+        """The number of the last hand written (a hand is written once)."""
+        self.search_seed: int | None = None
+        """Seeds the deals *think longer* samples (None: fresh ones; tests fix it)."""
+        self._search: SearchBot | None = None
+        """The coach's search, made on the first *think longer* (with its own generator)."""
 
     # ------------------------------------------------------------------ requests (worker threads)
 
-    def start(self, seed: int | None) -> dict[str, Any]:
-        """Deal the table's first hand (``seed``: the deals; None for a fresh random table)."""
+    def start(self, seed: int | None, deal: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Deal the table's first hand (``seed``: the deals; None for a fresh random table). ``deal``: an
+        explicit first deal instead, as the environment's reset options take it (``{"hands", "leader"}``)."""
         with self._busy(), self._whole():
-            self.env.reset(seed=seed)
+            self.env.reset(seed=seed, options=deal)
             return self._begin_hand()
 
     def play(self, action: object) -> dict[str, Any]:
@@ -92,6 +127,9 @@ class Game:
                 raise Conflict(f"illegal move {COMBOS[index].name}: {illegal_reason(view, index)}", legal=names)
             with self._whole():
                 self.answer_from = len(self.history) + 1
+                if self.review is not None and self.advice is not None:
+                    hand = raw.seat_view(raw.agent_of_seat(self.seat)).hand
+                    self.review.add(len(self.history), self.advice, index, lambda a: cards_for(hand, a))
                 self._step(self.seat, index)
                 self._bots_answer()
                 return self._publish()
@@ -105,6 +143,20 @@ class Game:
             with self._whole():
                 self.env.reset()
                 return self._begin_hand()
+
+    def think(self) -> dict[str, Any]:
+        """*Think longer*: a search's values of the network's preferred moves at the person's decision now
+        (:func:`.coach.think`); changes nothing of the game."""
+        with self._busy():
+            if self.coach is None:
+                raise Conflict('thinking longer is the coach\'s: deal a game with "coach": true')
+            if not self._your_turn() or self.advice is None:
+                raise Conflict("it is not your turn: the coach thinks about your decisions only")
+            if self._search is None:
+                self._search = searcher(self.coach, self.search_seed)
+            agent = self.env.agent_of_seat(self.seat)
+            observation, view = self.env.observe(agent)["observation"], self.env.seat_view(agent)
+            return think(self._search, observation, view, self.advice) | {"network": self.coach.network}
 
     def view(self) -> dict[str, Any]:
         """The last published view, and whether a request is being answered now."""
@@ -134,6 +186,7 @@ class Game:
         self.history = []
         self._last_view = None
         self.answer_from = 0
+        self.review = None if self.coach is None else Review()
         self._bots_answer()
         return self._publish()
 
@@ -159,12 +212,41 @@ class Game:
             self.totals = [t + x for t, x in zip(self.totals, result.net, strict=True)]
 
     def _publish(self) -> dict[str, Any]:
+        """The view after a request: the coach's values first when it is the person's turn, the hand written
+        last when it has just ended (nothing can fail after the write, so a hand is never written twice)."""
+        self.advice = None
+        if self.coach is not None and self._your_turn():
+            observation = self.env.observe(self.env.agent_of_seat(self.seat))  # the person's seat's own view only
+            self.advice = self.coach.values(observation["observation"], observation["action_mask"])
+        finished = self.recording is not None and self.env.over and self._recorded_hand != self.hand_number
+        if finished:
+            self.recorded += 1
         self.snapshot = seat_view_json(self)
+        if finished:
+            self._write_hand()
         return self.snapshot
 
+    def _write_hand(self) -> None:
+        assert self.recording is not None
+        store, token = self.recording
+        network = None if self.coach is None else self.coach.network
+        record = hand_record(self.env.hand, self.players, self.seat, network, self.hand_number)
+        try:
+            store.write(token, record)
+        except OSError as err:
+            raise Unavailable(
+                f"could not keep this hand in the recording ({err.strerror or err}); nothing was changed: send "
+                "the move again, or deal a game without recording"
+            ) from None
+        self._recorded_hand = self.hand_number
 
-_REQUEST_STATE = ("env", "totals", "hand_number", "history", "answer_from", "snapshot", "_last_view")
-"""What a request may change: the table, the score, the hand's moves and the published view."""
+
+_REQUEST_STATE = (
+    *("env", "totals", "hand_number", "history", "answer_from", "snapshot", "_last_view"),
+    *("advice", "review", "recorded", "_recorded_hand"),
+)
+"""What a request may change: the table, the score, the hand's moves, the coach's notes, the recording's count
+and the published view."""
 
 
 class _Busy:

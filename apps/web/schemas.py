@@ -25,6 +25,9 @@ MAX_NAME = 1_000
 MAX_FILES = 100
 """Paths or uploads one leaderboard request may name."""
 MAX_SEED = 2**63 - 1
+TOKEN_PATTERN = r"^[A-Za-z0-9_-]{24}$"
+"""A recording token as the server issues it (``secrets.token_urlsafe(18)``)."""
+TOKEN_DESCRIPTION = "a recording token as POST /api/games returned it (24 characters: letters, digits, - and _)"
 
 FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
 RuleScalar = StrictBool | StrictInt | FiniteFloat | StrictStr | None
@@ -58,6 +61,23 @@ class NewGame(Request):
     seed: StrictInt | None = Field(
         None, ge=0, le=MAX_SEED, description=f"null (a fresh table) or an int from 0 to {MAX_SEED}"
     )
+    coach: StrictBool = Field(False, description="true (each legal move's value and a review) or false")
+    record: StrictBool = Field(False, description="true (keep this game's hands on the server) or false")
+    recording: Annotated[str, Field(strict=True, pattern=TOKEN_PATTERN)] | None = Field(
+        None, description=f"null (a new recording) or {TOKEN_DESCRIPTION}, to keep this game under it too"
+    )
+
+    @model_validator(mode="after")
+    def _recording_needs_record(self) -> NewGame:
+        if self.recording is not None and not self.record:
+            raise ValueError('"recording" names where a recorded game is kept: send it with "record": true')
+        return self
+
+
+class Recording(Request):
+    """``POST /api/recordings/replay``, ``DELETE /api/recordings``"""
+
+    token: Annotated[str, Field(strict=True, pattern=TOKEN_PATTERN)] = Field(description=TOKEN_DESCRIPTION)
 
 
 class Move(Request):

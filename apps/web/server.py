@@ -3,16 +3,21 @@
 The API (docs/web.md has it with examples); every refusal is ``{"error": "...", ...}`` with a 4xx
 status, and a refused move changes nothing:
 
-* ``POST /api/games`` ``{players, rules, seat, opponents, seed}`` → 201 ``{game_id, view}``
+* ``POST /api/games`` ``{players, rules, seat, opponents, seed, coach, record, recording}`` → 201
+  ``{game_id, view}`` (and ``recording``, the token, when ``record``)
 * ``GET /api/games/{id}`` → ``view``; ``DELETE /api/games/{id}`` → 204, the game ends
 * ``POST /api/games/{id}/moves`` ``{action}`` (an id or a name such as ``"pair:K"``) → ``view``, after
   the bots have answered (``view.moves``: the moves they made)
 * ``POST /api/games/{id}/next`` → ``view`` of the next hand of the same table
+* ``POST /api/games/{id}/think`` (a coached game, the person's turn) → a search's values of the coach's
+  preferred moves
 * ``GET /api/options`` (bots, rule options), ``GET /api/actions`` (every action and its ranks),
   ``GET /api/files`` (records and summaries under ``--serve``)
 * ``POST /api/replays`` ``{path}`` or ``{name, text}`` → ``{replay_id, source, hands}``;
   ``GET /api/replays/{replay_id}/hands/{index}`` → the hand's frames, face up
 * ``POST /api/leaderboard`` ``{paths: [...], files: [{name, text}]}`` → ``{boards}``
+* ``POST /api/recordings/replay`` ``{token}`` → the token's recorded hands opened as a replay;
+  ``DELETE /api/recordings`` ``{token}`` → ``{deleted}``, every one of them deleted
 * ``GET /files/{path}`` → a plot (PNG or SVG) under ``--serve``
 
 Every body is read up to a size limit and checked by its endpoint's schema (:mod:`.schemas`);
@@ -42,12 +47,14 @@ from sam_env.core import COMBOS
 from sam_env.core.cards import RANK_NAMES
 
 from .bots import BotCatalogue, new_game, rules_options
+from .coach import coach_networks
 from .errors import BadRequest, Faults, Forbidden, NotFound, TooLarge, WebError
 from .files import IMAGE_TYPES, existing_file, listing, parse_summary, read_text, summary_from_path
 from .games import Game, GameStore
 from .guard import RequestGuard, allowed_hosts
+from .recordings import Recordings
 from .replays import ReplayStore, hand_frames, hand_summary, open_records
-from .schemas import Leaderboard, Move, NewGame, NextHand, OpenReplay, parse
+from .schemas import Leaderboard, Move, NewGame, NextHand, OpenReplay, Recording, parse
 
 STATIC = Path(__file__).resolve().parent / "static"
 SMALL_BODY = 64 * 1024
@@ -86,13 +93,16 @@ def create_app(
     bots: tuple[str, ...] = (),
     games_per_client: int = 8,
     hosts: Sequence[str] | None = None,
+    record_dir: Path | None = None,
 ) -> Starlette:
     """The app; ``checkpoints``: folder of networks the page may seat, ``bots``: specs of bots of one's own
     it may seat too (``package.module:attr``, ``path/to/file.py:attr``), ``serve``: folder of records
     and summaries it may open; ``max_games`` live games at most (``games_per_client`` of one client),
     each expiring after ``idle_seconds``; ``hosts``: the host names it answers as (default
-    :func:`.guard.allowed_hosts`: this machine's)."""
+    :func:`.guard.allowed_hosts`: this machine's); ``record_dir``: where the games people choose to record
+    are kept (None: none are; ``sam-web`` passes its ``--record-dir``)."""
     games = GameStore(max_games, idle_seconds, clock, per_client=games_per_client)
+    recordings = Recordings(record_dir)
     replays = ReplayStore(idle_seconds=idle_seconds, clock=clock)
     catalogue = BotCatalogue(checkpoints, bots)
     serve = None if serve is None else serve.resolve()
@@ -102,7 +112,15 @@ def create_app(
 
     async def options(request: Request) -> Response:
         bots = await run_in_threadpool(catalogue.listing)
-        return JSONResponse({"bots": bots, "rules": rules_options(), "serving": serve is not None})
+        return JSONResponse(
+            {
+                "bots": bots,
+                "rules": rules_options(),
+                "serving": serve is not None,
+                "coach": coach_networks(),
+                "recording": recordings.available,
+            }
+        )
 
     async def actions(request: Request) -> Response:
         return JSONResponse(
@@ -116,14 +134,17 @@ def create_app(
         body = parse(NewGame, await read_body(request))
         client = client_of(request)
         games.require_room(client)
-        game, seed = await run_in_threadpool(new_game, body, catalogue)
+        game, seed = await run_in_threadpool(new_game, body, catalogue, recordings)
         game_id = games.add(game, client)
         try:
             view = await run_in_threadpool(game.start, seed)
         except BaseException:
             games.discard(game_id)
             raise
-        return JSONResponse({"game_id": game_id, "view": view}, status_code=201)
+        created = {"game_id": game_id, "view": view}
+        if game.recording is not None:
+            created["recording"] = game.recording[1]
+        return JSONResponse(created, status_code=201)
 
     async def get_game(request: Request) -> Response:
         return JSONResponse(games.get(request.path_params["game_id"]).view())
@@ -143,6 +164,11 @@ def create_app(
         game: Game = games.get(request.path_params["game_id"])
         parse(NextHand, await read_body(request))
         return JSONResponse(await run_in_threadpool(game.next_hand))
+
+    async def think(request: Request) -> Response:
+        game: Game = games.get(request.path_params["game_id"])
+        parse(NextHand, await read_body(request))  # no field
+        return JSONResponse(await run_in_threadpool(game.think))
 
     async def files(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(listing, serve))
@@ -186,6 +212,16 @@ def create_app(
             raise BadRequest("; ".join(r["error"] for r in refused))
         return JSONResponse({"boards": boards, "refused": refused})
 
+    async def replay_recordings(request: Request) -> Response:
+        body = parse(Recording, await read_body(request))
+        records = await run_in_threadpool(recordings.records, body.token)
+        hands = [hand_summary(i, r) for i, r in enumerate(records)]
+        return JSONResponse({"replay_id": replays.add(records), "source": "your recorded games", "hands": hands})
+
+    async def delete_recordings(request: Request) -> Response:
+        body = parse(Recording, await read_body(request))
+        return JSONResponse({"deleted": await run_in_threadpool(recordings.delete, body.token)})
+
     async def image(request: Request) -> Response:
         relative = request.path_params["path"]
         path = existing_file(serve, relative)
@@ -212,10 +248,13 @@ def create_app(
         Route("/api/games/{game_id}", delete_game, methods=["DELETE"]),
         Route("/api/games/{game_id}/moves", move, methods=["POST"]),
         Route("/api/games/{game_id}/next", next_hand, methods=["POST"]),
+        Route("/api/games/{game_id}/think", think, methods=["POST"]),
         Route("/api/files", files),
         Route("/api/replays", open_replay, methods=["POST"]),
         Route("/api/replays/{replay_id}/hands/{index}", replay_hand),
         Route("/api/leaderboard", leaderboard, methods=["POST"]),
+        Route("/api/recordings/replay", replay_recordings, methods=["POST"]),
+        Route("/api/recordings", delete_recordings, methods=["DELETE"]),
         Route("/files/{path:path}", image),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
@@ -228,4 +267,5 @@ def create_app(
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
     app.state.games = games
     app.state.replays = replays
+    app.state.recordings = recordings
     return app

@@ -5,6 +5,11 @@ Before the hand ends the view holds the person's own cards and public informatio
 cards each seat holds, the cards played, passes, báo Sâm, báo 1, the play to beat and the money
 that already moved (chops). :func:`seat_view_json` reads another seat's cards only when the hand is
 over, when every hand is revealed with the ledger and its reasons.
+
+A coached game's view adds what the coach (:mod:`.coach`) computed from the person's observation: a
+``value`` (X) on each legal move, ``coach`` (the network, and its ``choice`` now), and once the hand is
+over its ``review``; a recorded game's adds ``recorded``, the hands of this game kept so far. A game
+with neither shows none of these keys.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from sam_env.aec_env import raw_env
 from sam_env.core import COMBOS, NO_PLAY, Phase, RuleConfig, SeatView
 from sam_env.core.cards import card_rank, cards_of, format_card, parse_card, unary_of_cards
 from sam_env.core.combos import BEATS, LEADS, LINE_RANKS, STRAIGHT_WITH_TWO, Kind, combo_index, formable_combos
+
+from .coach import Coach, Review, choice
 
 
 class GameState(Protocol):
@@ -30,6 +37,11 @@ class GameState(Protocol):
     hand_number: int
     history: list[dict[str, Any]]
     answer_from: int
+    coach: Coach | None
+    advice: dict[int, float] | None
+    review: Review | None
+    recording: object | None
+    recorded: int
 
 
 def cards_json(mask: int) -> list[str]:
@@ -105,7 +117,9 @@ def seat_view_json(game: GameState) -> dict[str, Any]:
         seats.append(entry)
     your_turn = not over and raw.seat_to_act == me
     result = raw.result.to_dict() if over else None
-    return {
+    moves = view.legal if your_turn else []
+    legal = [{"id": a, "name": COMBOS[a].name, "cards": cards_for(view.hand, a)} for a in moves]
+    out = {
         "hand_number": game.hand_number,
         "players": n,
         "rules": game.rules_json,
@@ -119,14 +133,22 @@ def seat_view_json(game: GameState) -> dict[str, Any]:
         "chain_value": view.chain_value,
         "responsible": view.responsible,
         "seats": seats,
-        "legal": [{"id": a, "name": COMBOS[a].name, "cards": cards_for(view.hand, a)} for a in view.legal]
-        if your_turn
-        else [],
+        "legal": legal,
         "history": game.history,
         "moves": game.history[game.answer_from :],
         "ledger": [t.to_dict() for t in raw.ledger],
         "result": result,
     }
+    if game.coach is not None:
+        advice = game.advice if your_turn else None
+        for move in legal if advice is not None else []:
+            move["value"] = advice[move["id"]]
+        out["coach"] = game.coach.info() | {"choice": None if advice is None else COMBOS[choice(advice)].name}
+        if over and game.review is not None:
+            out["review"] = game.review.to_json()
+    if game.recording is not None:
+        out["recorded"] = game.recorded
+    return out
 
 
 def illegal_reason(view: SeatView, action: int) -> str:

@@ -10,11 +10,11 @@ export class ApiError extends Error {
   }
 }
 
-// GET `path`, or POST `body` as JSON. Every request that changes state says Content-Type: application/json
-// (the server refuses any other: docs/web.md).
-export async function api(path, body) {
+// GET `path`, or send `body` as JSON (POST unless `method` says otherwise). Every request that changes state
+// says Content-Type: application/json (the server refuses any other: docs/web.md).
+export async function api(path, body, method = "POST") {
   const init = body === undefined ? {} : {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+    method, headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
   };
   const response = await fetch(path, init);
   const data = await response.json().catch(() => null);
@@ -72,6 +72,19 @@ export function cardRow(cards, small = true) {
 export function backs(count) {
   return el("span", {class: "backs", title: `${count} cards`},
     el("span", {class: "card small back", "aria-hidden": "true"}), el("span", {class: "count", text: `× ${count}`}));
+}
+
+// The token under which this browser's recorded games are kept (the server issues it; no account needed).
+const RECORDING_KEY = "sam-web-recording";
+export const recordingToken = {
+  get: () => localStorage.getItem(RECORDING_KEY),
+  set: (token) => localStorage.setItem(RECORDING_KEY, token),
+  clear: () => localStorage.removeItem(RECORDING_KEY),
+};
+
+// A value in X with its sign and two decimals (the coach's values and regrets).
+export function xValue(x) {
+  return `${x > 0 ? "+" : x < 0 ? "−" : "±"}${Math.abs(x).toFixed(2)}X`;
 }
 
 export function money(x) {

@@ -1,9 +1,11 @@
 // The play tab: a table against bots through POST /api/games, /moves and /next. The server answers
 // each move with the bots' moves; they are shown one at a time at the chosen pace, then the view.
 // The page holds one game: dealing a new one ends the last (DELETE /api/games/{id}), and so does
-// leaving the page, so that its place on the server goes to someone else.
-import {REASONS, api, backs, cardParts, cardRow, cardTile, el, endGame, ledgerTable, money, showMessage}
-  from "./common.js";
+// leaving the page, so that its place on the server goes to someone else. With the coach on, each legal
+// move shows its value (X) and the network's choice is starred; after the hand, a review of your decisions.
+// With "Keep my games", the server keeps each finished hand under a token this page stores (localStorage).
+import {REASONS, api, backs, cardParts, cardRow, cardTile, el, endGame, ledgerTable, money, recordingToken,
+  showMessage, xValue} from "./common.js";
 
 const CARDS_PER_HAND = 10;
 const SAM_WORDS = {declare_sam: "báo Sâm (declare)", decline_sam: "no Sâm"};
@@ -35,9 +37,14 @@ export async function setupPlay() {
   }
   $("players").addEventListener("change", seatChoices);
   seatChoices();
+  if (!state.options.recording) {
+    $("record").disabled = true;
+    $("record-note").textContent = "(this server keeps no recordings)";
+  }
   $("new-game").addEventListener("submit", (event) => { event.preventDefault(); newGame(); });
   $("play-selected").addEventListener("click", playSelected);
   $("pass").addEventListener("click", () => send("pass"));
+  $("think").addEventListener("click", thinkLonger);
   window.addEventListener("pagehide", () => {
     if (state.gameId) endGame(state.gameId, true);
   });
@@ -55,6 +62,9 @@ function seatChoices() {
   const n = Number($("players").value);
   $("seat").replaceChildren(...Array.from({length: n}, (_, s) => el("option", {value: s, text: s})));
   const fitting = state.options.bots.filter((b) => b.players.includes(n));
+  const coach = state.options.coach[String(n)];
+  $("coach").disabled = !coach;
+  $("coach-network").textContent = coach ? `(${coach})` : "(no network for this table size)";
   const preferred = fitting.some((b) => b.name === "best") ? "best" : "heuristic";
   const groups = [...new Set(fitting.map((b) => b.group))];  // in the server's order: best first
   $("opponents").replaceChildren(...Array.from({length: n - 1}, (_, j) => el("label", {},
@@ -75,19 +85,27 @@ function tableRequest() {
     instant_wins: [...document.querySelectorAll("#instant-wins input:checked")].map((box) => box.value),
   };
   const seed = $("seed").value === "" ? null : Number($("seed").value);
-  return {
+  const body = {
     players: Number($("players").value), rules, seat: Number($("seat").value), seed,
     opponents: [...document.querySelectorAll("select.opponent")].map((s) => s.value),
   };
+  if ($("coach").checked && !$("coach").disabled) body.coach = true;
+  if ($("record").checked && !$("record").disabled) {
+    body.record = true;
+    if (recordingToken.get()) body.recording = recordingToken.get();
+  }
+  return body;
 }
 
 async function request(path, body) {
   state.busy = true;
   renderControls();
   showMessage($("message"), "");
+  state.lastError = null;
   try {
     return await api(path, body);
   } catch (err) {
+    state.lastError = err;
     showMessage($("message"), err.message);
     return null;
   } finally {
@@ -105,8 +123,15 @@ async function newGame() {
     await endGame(state.gameId);
     state.gameId = null;
   }
-  const data = await request("/api/games", tableRequest());
+  const body = tableRequest();
+  let data = await request("/api/games", body);
+  if (!data && body.recording && state.lastError?.status === 404) {
+    recordingToken.clear();  // a token this server does not know (its recordings deleted): start a new one
+    delete body.recording;
+    data = await request("/api/games", body);
+  }
   if (data) {
+    if (data.recording) recordingToken.set(data.recording);
     state.gameId = data.game_id;
     await show(data.view, 0);
   } else renderControls();
@@ -118,6 +143,27 @@ async function send(action) {
   const view = await request(`/api/games/${state.gameId}/moves`, {action});
   if (view) await show(view, shown + 1);
   else renderControls();
+}
+
+// Think longer: a search over the coach's network values its preferred moves; shown beside the network's values.
+async function thinkLonger() {
+  if (!state.gameId || state.busy) return;
+  const asked = state.view;
+  $("think").textContent = "Thinking…";
+  const found = await request(`/api/games/${state.gameId}/think`, {});
+  $("think").textContent = "Think longer";
+  renderControls();
+  if (!found || state.view !== asked) return;
+  for (const {name, value} of found.values) {
+    const button = document.querySelector(`#legal button[data-action="${name}"]`);
+    button?.querySelector(".search")?.remove();
+    button?.setAttribute("data-search", value);
+    button?.append(el("span", {class: "search", text: ` · search ${xValue(value)}`}));
+  }
+  const best = found.values.reduce((a, b) => (b.value > a.value ? b : a), found.values[0]);
+  showMessage($("message"), `${found.network} searched its ${found.values.length} preferred move(s) over `
+    + `${found.deals} of ${found.sampled} deals sampled from the cards you cannot see`
+    + (best ? `: its choice is ${best.name} (${xValue(best.value)}).` : "."), true);
 }
 
 async function nextHand() {
@@ -189,6 +235,7 @@ function render(view, upto) {
     `seat ${m.seat} (${m.player}): ${SAM_WORDS[m.action] || m.action} `, cardRow(m.cards))));
   $("log").scrollTop = $("log").scrollHeight;
   renderResult(view, pub.final, players);
+  renderReview(view, pub.final);
   renderControls();
 }
 
@@ -257,12 +304,16 @@ function renderHand(view, final) {
     return tile;
   }));
   const legal = final && view.your_turn ? view.legal : [];
+  const choice = view.coach ? view.coach.choice : null;
   $("legal").replaceChildren(...legal.map((move) => el("button", {
-    type: "button", class: "move", "data-action": move.name, "data-cards": move.cards.join(" "),
-    text: SAM_WORDS[move.name] || move.name,
+    type: "button", class: `move${move.name === choice ? " coach-choice" : ""}`, "data-action": move.name,
+    "data-cards": move.cards.join(" "), "data-value": move.value,
+    title: move.name === choice ? `the coach's choice (${view.coach.network})` : null,
     onclick: () => send(move.name),
     onmouseenter: () => hint(move.cards, true), onmouseleave: () => hint(move.cards, false),
-  })));
+  }, SAM_WORDS[move.name] || move.name,
+  move.value === undefined ? null : el("span", {class: "value", text: ` ${xValue(move.value)}`}),
+  move.name === choice ? el("span", {class: "star", "aria-label": "the coach's choice", text: " ★"}) : null)));
 }
 
 function hint(cards, on) {
@@ -275,6 +326,8 @@ function renderControls() {
   const legalNames = canAct ? view.legal.map((m) => m.name) : [];
   $("play-selected").disabled = !canAct || state.selected.size === 0 || view.phase !== "play";
   $("pass").disabled = !legalNames.includes("pass");
+  $("think").hidden = !(view && view.coach);
+  $("think").disabled = !canAct;
   for (const button of document.querySelectorAll("#legal button, #result button")) button.disabled = state.busy;
   $("deal").disabled = state.busy;
 }
@@ -292,5 +345,32 @@ function renderResult(view, final, players) {
       el("th", {text: "left in hand"}), el("th", {class: "num", text: "this hand"}), el("th", {class: "num", text: "total"})),
     rows),
     el("h3", {text: "Ledger"}), ledgerTable(view.result.ledger, players),
+    view.recorded === undefined ? null : el("p", {class: "hint", id: "recorded",
+      text: `Kept on this server: ${view.recorded} hand(s) of this game (Replays opens or deletes them).`}),
     el("button", {type: "button", id: "next-hand", onclick: nextHand, text: "Next hand"}));
+}
+
+// The coach's review of a finished hand: each decision you had a choice in, what you played, what the network
+// would have, and the difference in X.
+function renderReview(view, final) {
+  const box = $("review");
+  const review = view.review;
+  box.hidden = !(final && view.result && review);
+  if (box.hidden) return;
+  const move = (m) => [SAM_WORDS[m.action] || m.action, " ", cardRow(m.cards), ` ${xValue(m.value)}`];
+  const rows = review.decisions.map((d) => el("tr", {class: d.regret > 0 ? "regret" : ""},
+    el("td", {class: "num", text: String(d.move + 1)}), el("td", {}, move(d.played)), el("td", {}, move(d.best)),
+    el("td", {class: "num", text: `${d.regret.toFixed(2)}X`})));
+  const forced = review.forced ? ` ${review.forced} forced move(s) (one legal move) are left out.` : "";
+  box.replaceChildren(
+    el("h3", {text: `Coach's review (${view.coach.network}): your decisions, valued from your seat's view`}),
+    el("table", {class: "review"},
+      el("tr", {}, el("th", {class: "num", text: "move"}), el("th", {text: "you played"}),
+        el("th", {text: "the network's choice"}), el("th", {class: "num", text: "regret"})),
+      rows,
+      el("tr", {class: "total"}, el("td", {}), el("td", {text: "total"}), el("td", {}),
+        el("td", {class: "num", text: `${review.total_regret.toFixed(2)}X`}))),
+    view.coach.note ? el("p", {class: "hint", text: view.coach.note}) : null,
+    el("p", {class: "hint", text: "A value is the money (X) the network expects your seat to receive from that "
+      + `decision to the end of the hand; regret = the choice's value − your move's (never negative).${forced}`}));
 }

@@ -1,6 +1,7 @@
-// The replays tab: open a file of hand records (upload, or a file under the served folder), pick a
-// hand, and step through it forward and back with every hand face up.
-import {REASONS, api, cardRow, el, ledgerTable, money, readFile, showMessage} from "./common.js";
+// The replays tab: open a file of hand records (upload, or a file under the served folder), or the games
+// this browser chose to keep (its recording token), pick a hand, and step through it forward and back with
+// every hand face up. Deleting the kept games is one click (and a confirmation).
+import {REASONS, api, cardRow, el, ledgerTable, money, readFile, recordingToken, showMessage} from "./common.js";
 
 const SAM_WORDS = {declare_sam: "báo Sâm (declare)", decline_sam: "no Sâm"};
 const state = {replayId: null, hand: null, step: 0};
@@ -12,6 +13,10 @@ export async function setupReplay() {
     if (file) open({name: file.name, text: await readFile(file)});
   });
   $("replay-hand").addEventListener("change", () => loadHand(Number($("replay-hand").value)));
+  $("open-recordings").addEventListener("click", () => open({token: recordingToken.get()}, "/api/recordings/replay"));
+  $("delete-recordings").addEventListener("click", deleteRecordings);
+  window.addEventListener("hashchange", showMine);
+  showMine();
   $("step-first").addEventListener("click", () => go(0));
   $("step-back").addEventListener("click", () => go(state.step - 1));
   $("step-forward").addEventListener("click", () => go(state.step + 1));
@@ -31,10 +36,29 @@ export async function setupReplay() {
   }
 }
 
-async function open(body) {
+// The buttons of this browser's recorded games, when it has a token.
+function showMine() {
+  $("my-recordings").hidden = !recordingToken.get();
+}
+
+async function deleteRecordings() {
+  if (!confirm("Delete every game this browser kept on the server? This cannot be undone.")) return;
+  try {
+    const data = await api("/api/recordings", {token: recordingToken.get()}, "DELETE");
+    showMessage($("replay-message"), `Deleted ${data.deleted} recorded hand(s) from the server.`, true);
+  } catch (err) {
+    showMessage($("replay-message"), err.message);
+    if (err.status !== 404) return;  // 404: nothing is kept under the token any more; forget it
+  }
+  recordingToken.clear();
+  $("replay-view").hidden = true;
+  showMine();
+}
+
+async function open(body, path = "/api/replays") {
   showMessage($("replay-message"), "Reading and checking every hand…", true);
   try {
-    const data = await api("/api/replays", body);
+    const data = await api(path, body);
     state.replayId = data.replay_id;
     $("replay-source").textContent = `${data.source}: ${data.hands.length} hand(s)`;
     $("replay-hand").replaceChildren(...data.hands.map((h) => el("option", {value: h.index,

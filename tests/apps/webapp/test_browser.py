@@ -238,3 +238,58 @@ def test_the_page_ends_its_game_on_a_new_deal_and_when_it_closes(browser: object
         while len(app.state.games) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert len(app.state.games) == 0, "closing the page left its game live"
+
+
+def test_a_coached_hand_shows_values_and_a_review_and_is_kept_then_deleted(page: object, tmp_path: Path) -> None:
+    """With the coach on, every legal move shows its value and one is starred as the network's choice, and *think
+    longer* adds a search's values; the hand ends with the review; "Keep my games" keeps it on the server, the
+    Replays tab opens it with the person's seat labelled human, and one click (confirmed) deletes it."""
+    folder = tmp_path / "recordings"
+    with running(create_app(record_dir=folder)) as url:
+        page.goto(f"{url}/?pace=0")
+        page.wait_for_selector("select.opponent option[value=random]", state="attached")
+        assert "dmc_v2" in page.inner_text("#coach-network")
+        page.fill("#seed", "5")
+        for select in page.locator("select.opponent").all():
+            select.select_option("random")
+        page.uncheck("#rule-allow_sam")  # a random bot's báo Sâm could end the hand before the person plays
+        page.check("#coach")
+        page.check("#record")
+        page.click("#deal")
+        choices, pictured = 0, False
+        for _ in range(100):
+            page.wait_for_selector("#legal button:not([disabled]), #result:not([hidden])")
+            if page.is_visible("#result"):
+                break
+            moves = page.locator("#legal button")
+            values = [moves.nth(i).get_attribute("data-value") for i in range(moves.count())]
+            assert all(v is not None for v in values), "a legal move without its value"
+            assert moves.locator(".value").count() == moves.count() and "X" in moves.nth(0).inner_text()
+            starred = page.locator("#legal button.coach-choice")
+            assert starred.count() == 1
+            assert float(starred.get_attribute("data-value")) == max(map(float, values))
+            choices += moves.count() > 1
+            if not pictured and moves.count() > 2:
+                page.click("#think")  # a search over the same network: its values join the network's
+                page.wait_for_selector("#legal button .search")
+                assert "searched its" in page.inner_text("#message")
+                page.mouse.move(0, 0)  # no card lit by the pointer resting on a move
+                check_screenshot(page, "coach", suits=1, selector="#me")
+                pictured = True
+            page.click("#legal button >> nth=-1")
+        assert page.is_visible("#result") and page.is_visible("#review") and pictured
+        rows = page.locator("#review table.review tr")
+        assert rows.count() == choices + 2  # the header, one row per decision with a choice, the total
+        assert "total" in page.inner_text("#review") and "regret" in page.inner_text("#review")
+        assert "Kept on this server: 1 hand(s)" in page.inner_text("#recorded")
+        assert len(list(folder.rglob("hands.jsonl"))) == 1
+        page.click("button[data-tab=replay]")
+        page.wait_for_selector("#my-recordings:not([hidden])")
+        page.click("#open-recordings")
+        page.wait_for_selector("#replay-view:not([hidden])")
+        assert "your recorded games: 1 hand(s)" in page.inner_text("#replay-source")
+        assert "human" in page.inner_text("#replay-table")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#delete-recordings")
+        page.wait_for_function("document.querySelector('#replay-message').textContent.includes('Deleted 1')")
+        assert page.is_hidden("#my-recordings") and not list(folder.rglob("hands.jsonl"))

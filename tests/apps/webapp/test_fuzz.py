@@ -96,6 +96,9 @@ new_game = st.fixed_dictionaries(
         "opponents": st.sampled_from(["random", "greedy", "heuristic", "nobody", "checkpoint:x"])
         | st.lists(st.sampled_from(["random", "greedy", "heuristic"]), max_size=5),
         "seed": st.integers(-1, 2**64),
+        "coach": st.booleans(),
+        "record": st.booleans(),  # this server keeps no recordings: refused
+        "recording": st.sampled_from(["A" * 24, "short", ""]),
     },
 )
 actions = st.integers(-1, 205) | st.sampled_from(["pass", "pair:K", "single:3", "straight:A-3", "decline_sam", "x"])
@@ -119,9 +122,11 @@ def near_misses(record: str, summary: str) -> dict[str, st.SearchStrategy[Any]]:
     upload = st.fixed_dictionaries({"text": edited(summary)}, optional={"name": st.text(max_size=8)})
     uploads = st.lists(nudged(upload, ["text", "name"]), max_size=2)
     return {
-        "/api/games": nudged(new_game, ["players", "rules", "seat", "opponents", "seed"]),
+        "/api/games": nudged(new_game, ["players", "rules", "seat", "opponents", "seed", "coach", "record"]),
+        "/api/recordings/replay": nudged(st.fixed_dictionaries({"token": st.sampled_from(["A" * 24, "x"])}), ["token"]),
         "moves": nudged(st.fixed_dictionaries({"action": actions}), ["action"]),
         "next": st.just({}) | stray,
+        "think": st.just({}) | stray,
         "/api/replays": nudged(st.fixed_dictionaries({"name": st.text(max_size=8), "text": edited(record)}), ["name"])
         | nudged(st.fixed_dictionaries({"path": paths_in_folder}), ["path", "name"]),
         "/api/leaderboard": nudged(st.fixed_dictionaries({"paths": st.lists(paths_in_folder, max_size=2)}), ["paths"])
@@ -148,7 +153,8 @@ def urls(game_id: str) -> st.SearchStrategy[str]:
     return st.one_of(
         st.sampled_from(["/", "/api/games", "/api/options", "/api/actions", "/api/files", "/api/replays"]),
         st.sampled_from(["/api/leaderboard", "/static/app.js", "/nowhere"]),
-        st.sampled_from([f"/api/games/{game_id}/moves", f"/api/games/{game_id}/next", f"/api/games/{game_id}"]),
+        st.sampled_from(["/api/recordings", "/api/recordings/replay"]),
+        st.sampled_from([f"/api/games/{game_id}{end}" for end in ("/moves", "/next", "/think", "")]),
         st.builds(lambda p: f"/api/games/{p}", part),
         st.builds(lambda p: f"/api/games/{p}/moves", part),
         st.builds(lambda a, b: f"/api/replays/{a}/hands/{b}", part, part),
@@ -176,7 +182,7 @@ def requests(game_id: str, own: str, served: Path) -> st.SearchStrategy[tuple[st
     schemas, the games and the files are reached), half anything at all."""
     record = (served / "eval" / "hands.jsonl").read_text(encoding="utf-8").splitlines()[0]
     near = near_misses(record, (served / "eval" / "summary.json").read_text(encoding="utf-8"))
-    paths = {"moves": f"/api/games/{game_id}/moves", "next": f"/api/games/{game_id}/next"}
+    paths = {key: f"/api/games/{game_id}/{key}" for key in ("moves", "next", "think")}
     plain = st.just({}) | st.just({})  # the client's own headers, twice as likely as fuzzed ones
     aimed = st.sampled_from(sorted(near)).flatmap(
         lambda key: st.tuples(

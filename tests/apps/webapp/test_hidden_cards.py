@@ -1,7 +1,8 @@
 """No card of another seat leaves the server before the hand ends, over 1,000 random hands.
 
 Every response of random tables (2–5 seats, random rules, random and greedy bots, the person in a
-random seat making random moves, illegal ones and other refusals among them) is searched for card
+random seat making random moves, illegal ones and other refusals among them, half of the tables
+coached: a value on every legal move, the network's choice, the review) is searched for card
 strings, and so is the 500 of a bot that fails saying its hand. Before the
 hand ends each must be the person's own dealt card or a card already played at that point, judged
 against the hand's truth revealed at its end: the final view's deal and history.
@@ -92,6 +93,7 @@ def random_table(rng: random.Random) -> dict[str, Any]:
         "seat": rng.randrange(players),
         "opponents": opponents,
         "seed": rng.randrange(2**31),
+        "coach": rng.random() < 0.5,
     }
 
 
@@ -143,6 +145,8 @@ async def play_hand(app: Starlette, rng: random.Random, game_id: str, text: str,
         assert response.status_code == 200, response.text
         text, view = response.text, response.json()
         assert view["history"][: len(before)] == before
+    if "coach" in view:  # a coached hand ends with its review: every decision with a choice, valued
+        assert "review" in view and all(d["regret"] >= 0 for d in view["review"]["decisions"])
     check_hand(responses, view)
 
 
@@ -150,15 +154,20 @@ async def play_hand(app: Starlette, rng: random.Random, game_id: str, text: str,
 async def test_no_card_of_another_seat_in_any_response_before_the_hand_ends() -> None:
     rng = random.Random(2024)
     app = create_app(max_games=HANDS // HANDS_PER_TABLE, games_per_client=HANDS // HANDS_PER_TABLE)
+    coached = 0
     for _ in range(HANDS // HANDS_PER_TABLE):
-        created = await call(app, "POST", "/api/games", random_table(rng))
+        table = random_table(rng)
+        created = await call(app, "POST", "/api/games", table)
         assert created.status_code == 201, created.text
+        coached += table["coach"]
+        assert ("coach" in created.json()["view"]) == table["coach"]
         game_id, view, text = created.json()["game_id"], created.json()["view"], created.text
         for hand in range(HANDS_PER_TABLE):
             if hand:
                 dealt = await call(app, "POST", f"/api/games/{game_id}/next")
                 text, view = dealt.text, dealt.json()
             await play_hand(app, rng, game_id, text, view)
+    assert 30 <= coached <= 70, f"{coached} coached tables of {HANDS // HANDS_PER_TABLE}"
 
 
 @pytest.mark.anyio
