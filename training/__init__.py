@@ -16,7 +16,9 @@ A config's ``trainer:`` key picks one (:mod:`.trainers`); each folder holds its 
 * ``rollout_advantage`` (:mod:`.rollout_advantage`) — every candidate move played out on copies of the real deal;
 * ``nfsp`` (:mod:`.nfsp`) — Neural Fictitious Self-Play, as RLCard ships it: a best response (double DQN) and an
   average policy (cross-entropy to the best response's moves, from a reservoir) in every seat; the average policy
-  is what it saves.
+  is what it saves;
+* ``bc`` (:mod:`.bc`) — behaviour cloning: a policy network learns a bot's moves from decision datasets made of hand
+  records (cross-entropy over the legal moves), validated on held-out hands.
 
 No trainer imports another's folder (:mod:`.ray_actors` runs ``batched``'s own loop); what they share is here:
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from sam_env.utils.deprecation import warn_deprecated
 
-from . import batched, dmc, dqn, expert, nfsp, ray_actors, rllib, rollout_advantage, sb3
+from . import batched, bc, dmc, dqn, expert, nfsp, ray_actors, rllib, rollout_advantage, sb3
 from .batched.config import BatchedConfig
+from .bc.config import BCConfig
 from .config import ConfigError, RunConfig, TrainResult, load_config_data
 from .dmc.config import DMCConfig
 from .dqn.config import DQNConfig
@@ -53,6 +54,7 @@ TRAINERS: dict[str, Trainer] = {
     "rollout_advantage": Trainer(RolloutAdvantageConfig, rollout_advantage.train),
     "dqn": Trainer(DQNConfig, dqn.train, resumes=False),
     "nfsp": Trainer(NFSPConfig, nfsp.train, resumes=False),
+    "bc": Trainer(BCConfig, bc.train, resumes=False),
 }
 
 

@@ -13,6 +13,7 @@ import yaml
 from train_script import ALL_CONFIGS
 
 from sam_env.training.batched.config import BatchedConfig
+from sam_env.training.bc.config import BCConfig
 from sam_env.training.checkpoints import run_dir_of
 from sam_env.training.config import ConfigError, MaskedPPOConfig, RunConfig
 from sam_env.training.dmc.config import DMCConfig
@@ -47,6 +48,7 @@ def test_one_config_class_per_trainer_on_the_shared_fields() -> None:
         "dqn": DQNConfig,
         "rollout_advantage": RolloutAdvantageConfig,
         "nfsp": NFSPConfig,
+        "bc": BCConfig,
     }
     shared = {f.name for f in dataclasses.fields(RunConfig)}
     for name, trainer in TRAINERS.items():

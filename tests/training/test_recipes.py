@@ -44,7 +44,7 @@ def test_a_file_of_ones_own_keeps_its_meaning(tmp_path: Path, monkeypatch: pytes
 @pytest.mark.parametrize(
     ("spec", "says"),
     [
-        ("no_such_recipe", "no shipped recipe is named 'no_such_recipe'; the recipes: default, "),
+        ("no_such_recipe", "no shipped recipe is named 'no_such_recipe'; the recipes: bc, default, "),
         ("my_configs/no_such.yaml", "config file 'my_configs/no_such.yaml' does not exist (a shipped recipe is named "),
         ("smoke", "no shipped recipe is named 'smoke'"),  # the tests' fixtures are not recipes
     ],
