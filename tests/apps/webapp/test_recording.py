@@ -18,12 +18,14 @@ import httpx
 import numpy as np
 import pytest
 
+import sam_env
 from sam_env import RuleConfig, load_bot
 from sam_env.apps.web import cli
 from sam_env.apps.web.cli import running
 from sam_env.apps.web.server import create_app
-from sam_env.evaluation.dataset import read_dataset
+from sam_env.evaluation.dataset import decisions, read_dataset, write_dataset
 from sam_env.evaluation.replay import read_records
+from sam_env.evaluation.tournament import play_out
 
 INFO_KEYS = {"app", "hand", "human_seats", "coach", "date", "networks"}
 """Everything a recorded hand says about where it comes from: no address, no user agent, no time but the day."""
@@ -115,6 +117,46 @@ def test_a_recorded_coached_game_is_written_read_back_replayed_exported_and_dele
     again = client.request("DELETE", "/api/recordings", json={"token": token})
     assert again.status_code == 404 and "no recordings under this token" in again.json()["error"]
     assert client.post("/api/recordings/replay", json={"token": token}).status_code == 404
+
+
+def test_recorded_human_hands_train_a_behaviour_cloning_policy_through_train_py(
+    recorder: tuple[httpx.Client, Path], tmp_path: Path
+) -> None:
+    """People's games as data, end to end: hands a person kept in sam-web, exported as a dataset of the person's
+    decisions, train a clone with ``train.py`` (``trainer: bc``) that ``load_bot`` plays."""
+    pytest.importorskip("torch")
+    from sam_env.training import run_script
+
+    client, folder = recorder
+    play_hands(client, {"opponents": "greedy", "seed": 5, "record": True}, hands=6)
+    [file] = folder.rglob("*.jsonl")
+    rows = decisions(read_records(file), ["human"])
+    assert set(rows["seat"]) == {0} and len(set(rows["hand"])) == 6
+    data = write_dataset(tmp_path / "human.npz", rows)
+    config = {
+        "trainer": "bc",
+        "name": "bc_human",
+        "data": [str(data)],
+        "val_share": 0.2,
+        "epochs": 2,
+        "pi_layers": [16],
+        "vf_layers": [8],
+        "final_eval_deals": 0,
+        "progress_bar": False,
+        "run_dir": str(tmp_path / "runs"),
+    }
+    path = tmp_path / "bc_human.yaml"
+    path.write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML
+    assert run_script.main(["--config", str(path)]) == 0
+    [run_dir] = list((tmp_path / "runs").iterdir())
+    state = json.loads((run_dir / "final" / "trainer.json").read_text())
+    assert state["trainer"] == "bc" and state["epoch"] == 2 and state["data"]["train_rows"] > 0
+    bot = load_bot(str(run_dir / "final"), rules=RuleConfig())
+    assert bot.checkpoint.metadata["bc_data"]["files"][0]["path"] == str(data)
+    env = sam_env.env(rules=RuleConfig())
+    env.reset(seed=8)
+    result = play_out(env, lambda seat, observation, view: bot.act(observation, view))
+    assert sum(result.net) == 0
 
 
 def test_nothing_is_recorded_without_the_opt_in(recorder: tuple[httpx.Client, Path]) -> None:
