@@ -43,6 +43,8 @@ def plot_learning_curve(run_dir: Path, out: Path, title: str, final: FinalEvalua
 
 
 PANELS: tuple[tuple[str, str], ...] = (
+    ("val/accuracy", "held-out decisions where the clone plays the recorded move"),
+    ("val/loss", "held-out cross-entropy to the recorded moves"),
     ("charts/money_per_hand", "training money per hand (X, mixed opponents)"),
     ("train/entropy_loss", "entropy loss (−entropy)"),
     ("train/value_loss", "value loss"),
@@ -53,8 +55,8 @@ PANELS: tuple[tuple[str, str], ...] = (
     ("charts/sam_declared_per_hand", "Sâm declared per hand"),
 )
 """The panels beside the evaluation, in order of preference: the first three a run logged (each trainer logs its
-own: PPO's money and losses, Deep Monte-Carlo's loss and targets, NFSP's two losses); a panel with nothing to show is
-left blank."""
+own: behaviour cloning's held-out accuracy and loss, PPO's money and losses, Deep Monte-Carlo's loss and targets,
+NFSP's two losses); a panel with nothing to show is left blank."""
 
 
 def learning_curve_figure(run_dir: Path, title: str, final: FinalEvaluation | None = None) -> Any | None:
