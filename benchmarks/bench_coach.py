@@ -28,15 +28,20 @@ import time
 from typing import TYPE_CHECKING
 
 import numpy as np
-from common import THREAD_VARIABLES, command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
+from common import (
+    THREAD_VARIABLES,
+    command_line,
+    heuristic_decisions,
+    machine_line,
+    pin_to_cpu,
+    run_single_threaded,
+    write_section,
+)
 
-import sam_env
 from sam_env import RuleConfig
-from sam_env.agents.heuristic.bot import HeuristicBot
 from sam_env.apps.web.coach import Coach, coach_for
 from sam_env.core import SeatView
 from sam_env.core.rules import MAX_PLAYERS, MIN_PLAYERS
-from sam_env.evaluation.tournament import play_out
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -44,20 +49,7 @@ if TYPE_CHECKING:
 
 def decisions(players: int, hands: int, seed: int) -> list[tuple[dict, SeatView]]:
     """Every decision of ``hands`` heuristic hands at a table of ``players``: (observation dict, view)."""
-    env = sam_env.env(rules=RuleConfig(n_players=players))
-    bot = HeuristicBot()
-    kept: list[tuple[dict, SeatView]] = []
-
-    def choose(seat: int, observation: dict, view: SeatView) -> int:
-        kept.append(({k: v.copy() for k, v in observation.items()}, view))
-        return bot.act(observation, view)
-
-    env.reset(seed=seed)
-    for hand in range(hands):
-        if hand:
-            env.reset()
-        play_out(env, choose)
-    return kept
+    return heuristic_decisions(hands, seed, {"rules": RuleConfig(n_players=players)})
 
 
 def time_coach(

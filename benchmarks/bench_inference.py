@@ -30,37 +30,21 @@ import argparse
 import time
 
 import numpy as np
-from common import command_line, machine_line, pin_to_cpu, run_single_threaded, write_section
+from common import command_line, heuristic_decisions, machine_line, pin_to_cpu, run_single_threaded, write_section
 
-import sam_env
 from sam_env import RuleConfig
-from sam_env.agents.heuristic.bot import HeuristicBot
 from sam_env.agents.networks.catalogue import shipped_bot, shipped_checkpoint
 from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.policy.checkpoint import PolicyArch, PolicyCheckpoint, policy_metadata
 from sam_env.agents.networks.qnet.bot import QBot
 from sam_env.core import SeatView
-from sam_env.evaluation.tournament import play_out
 
 TARGET_MS = 1.0
 
 
 def decisions(hands: int, seed: int) -> list[tuple[dict, SeatView]]:
     """Every decision of ``hands`` heuristic hands at a version-2 table: (observation dict, view)."""
-    env = sam_env.env(encoding_version=2)
-    bot = HeuristicBot()
-    kept: list[tuple[dict, SeatView]] = []
-
-    def choose(seat: int, observation: dict, view: SeatView) -> int:
-        kept.append(({k: v.copy() for k, v in observation.items()}, view))
-        return bot.act(observation, view)
-
-    env.reset(seed=seed)
-    for hand in range(hands):
-        if hand:
-            env.reset()
-        play_out(env, choose)
-    return kept
+    return heuristic_decisions(hands, seed, {"encoding_version": 2})
 
 
 def random_network(arch: PolicyArch, seed: int) -> PolicyCheckpoint:

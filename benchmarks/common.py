@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -204,3 +205,26 @@ def publish(title: str, rows_table: str, verdict: str, cpus: str, budget: Budget
     print(body)
     if markdown:
         write_section(markdown, Path(sys.argv[0]).stem, f"## {title}\n\n{body}")
+
+
+def heuristic_decisions(hands: int, seed: int, env_kwargs: dict | None = None) -> list[tuple[dict, Any]]:
+    """Every decision of ``hands`` hands of the heuristic in every seat, as ``(observation dict, SeatView)`` pairs
+    (``env_kwargs``: ``sam_env.env``'s table, rules and encoding version)."""
+    import sam_env
+    from sam_env.agents.heuristic.bot import HeuristicBot
+    from sam_env.evaluation.tournament import play_out
+
+    env = sam_env.env(**(env_kwargs or {}))
+    bot = HeuristicBot()
+    kept: list[tuple[dict, Any]] = []
+
+    def choose(seat: int, observation: dict, view: Any) -> int:
+        kept.append(({k: v.copy() for k, v in observation.items()}, view))
+        return bot.act(observation, view)
+
+    env.reset(seed=seed)
+    for hand in range(hands):
+        if hand:
+            env.reset()
+        play_out(env, choose)
+    return kept

@@ -59,12 +59,11 @@ from sam_env.agents.bot_objects import ActBot, PickledBot, PolicyBot
 from sam_env.agents.code_specs import CODE_SPEC, is_code_spec
 from sam_env.agents.llm import ChatSpec, is_chat_spec, parse
 from sam_env.agents.llm.spec import fingerprint_text
-from sam_env.agents.networks.catalogue import SHIPPED_DIR, entry, is_shipped, resolve
+from sam_env.agents.networks.catalogue import SEARCHES, SHIPPED_DIR, entry, is_shipped, resolve
 from sam_env.agents.networks.format import checkpoint_files, is_checkpoint_path
 from sam_env.agents.networks.policy.checkpoint import PolicyCheckpoint
 from sam_env.agents.networks.qnet.checkpoint import QCheckpoint
 from sam_env.agents.registry import FACTORIES, load_bot
-from sam_env.agents.search import SearchBot
 from sam_env.core import RuleConfig
 from sam_env.utils.files import file_sha256
 
@@ -137,14 +136,15 @@ def fingerprint(spec: object, rules: RuleConfig) -> dict[str, Any]:
         return code_fingerprint(spec, rules)
     text = os.fspath(spec)
     if isinstance(spec, str) and spec in FACTORIES:
-        if is_shipped(spec) or spec == SearchBot.name:
-            network = resolve("ppo" if spec == SearchBot.name else spec, rules.n_players).name
+        if is_shipped(spec) or spec in SEARCHES:
+            network = resolve(SEARCHES.get(spec, spec), rules.n_players).name
             search = (
-                " (its search's code, sam_env.agents.search, is fixed by the package version)"
-                if spec == SearchBot.name
+                f" (the network {spec} searches over at {rules.n_players} seats; its search's code, "
+                "sam_env.agents.search, is fixed by the package version)"
+                if spec in SEARCHES
                 else ""
             )
-            loads = "" if spec in (network, SearchBot.name) else f", what {spec!r} loads at {rules.n_players} seats"
+            loads = "" if spec == network or spec in SEARCHES else f", what {spec!r} loads at {rules.n_players} seats"
             return {
                 "kind": "network",
                 "sha256": shipped_weights_sha256(network),

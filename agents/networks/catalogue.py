@@ -317,13 +317,19 @@ def shipped_bot(name: str, seed: int | None = None, *, label: str | None = None)
     return PPOBot(checkpoint, seed=seed, name=label or name)
 
 
+SEARCHES: dict[str, str] = {"ppo_search": "ppo", "dmc_search": BEST}
+"""The registry's searches at decision time (:mod:`sam_env.agents.search`), each by the shipped name of the network it
+searches over at every table size: what :func:`resolutions` and a results file's fingerprint record of them."""
+
+
 def resolutions(names: Iterable[object], n_players: int) -> dict[str, dict[str, str]]:
     """What each shipped name among ``names`` loads at a table of ``n_players``, where that is not the name itself:
-    ``{"best": {"network": "dmc_v2", "sha256": …}}`` — the record a results file, replay or log keeps of it."""
+    ``{"best": {"network": "dmc_v2", "sha256": …}}`` — the record a results file, replay or log keeps of it; for a
+    search (:data:`SEARCHES`), the network it searches over."""
     out: dict[str, dict[str, str]] = {}
     for name in names:
-        if isinstance(name, str) and is_shipped(name) and name not in out:
-            found = resolve(name, n_players)
+        if isinstance(name, str) and (is_shipped(name) or name in SEARCHES) and name not in out:
+            found = resolve(SEARCHES.get(name, name), n_players)
             if found.name != name:
                 # the hash the metadata records, checked against the file when the network loaded
                 recorded = shipped_checkpoint(found.name).metadata["weights"]["sha256"]

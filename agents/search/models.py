@@ -113,9 +113,11 @@ def move_scores(
 ) -> np.ndarray:
     """``float32[k, 201]``: what a network prefers its legal moves by (a policy's logits, a Q-network's
     values; ``-inf`` at the illegal moves), the order in which a search takes its candidates."""
-    if hasattr(policy, "legal_values"):
-        return policy.legal_values(observations, masks)
-    return policy.logits(observations, masks)
+    from .network import CompiledNetwork
+
+    if isinstance(policy, CompiledNetwork):
+        return policy.logits(observations, masks)
+    return policy.legal_values(observations, masks)
 
 
 def batched_policy(model: OpponentModel, rules: RuleConfig) -> BatchedPolicy:

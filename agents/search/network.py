@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from sam_env.core.rules import CARDS_PER_HAND
-from sam_env.encoding import UNARY
+from sam_env.encoding import UNARY, readable_sizes
 from sam_env.move_features import FIXED, HAND_AT, NEEDS, OFFSETS
 
 from ..networks.policy.checkpoint import PolicyArch, PolicyCheckpoint
@@ -173,6 +173,34 @@ def legal_logits(x, weight, bias, masks, rows, out):
             out[i, a] = s + bias[a]
 
 
+@njit(cache=True, error_model="numpy", fastmath=FASTMATH, inline="always")
+def hand_counts(xr, counts):
+    """``counts[r]``: how many cards of rank ``r`` the observation row ``xr`` says its seat holds (its hand block's
+    unary bits)."""
+    for r in range(13):
+        c = 0
+        for j in range(GROUP):
+            c += xr[HAND_AT + GROUP * r + j] > 0.5
+        counts[r] = c
+
+
+@njit(cache=True, error_model="numpy", fastmath=FASTMATH, inline="always")
+def add_hand_after(acc, counts, needs, moved):
+    """Add to ``acc`` the first-layer rows (``moved``) of what a move leaves: the unary bits of the hand after it, then
+    the one-hot of the cards left. False, leaving ``acc`` part-way, if the move (``needs``: its rank counts) plays
+    cards the hand does not hold — a move the mask should not have allowed."""
+    left = 0
+    for r in range(13):
+        c = counts[r] - needs[r]
+        if c < 0:
+            return False
+        left += c
+        for j in range(c):
+            add_row(acc, moved[GROUP * r + j], np.float32(1.0))
+    add_row(acc, moved[GROUP * 13 + left], np.float32(1.0))
+    return True
+
+
 @njit(cache=True, error_model="numpy", fastmath=FASTMATH)
 def add_move_scores(x, h, masks, rows, head, fixed, moved, needs, kind, out):
     """Add the move-scoring head's score to each legal move's logit (``out``, from :func:`legal_logits`).
@@ -180,7 +208,8 @@ def add_move_scores(x, h, masks, rows, head, fixed, moved, needs, kind, out):
     ``head = (from_hidden, bias, out_weight, out_bias)``: the head's first layer on the policy's last hidden
     layer ``h``, and its output. A move's features are fixed columns (what the combination is: ``fixed[a]``,
     that part of the first layer precomputed per action) and the hand after it (``moved``: the first layer's
-    rows of the ``hand_after`` unary bits, then of the ``cards_left`` one-hot), added row by row.
+    rows of the ``hand_after`` unary bits, then of the ``cards_left`` one-hot), added row by row. Returns the
+    index into ``rows`` of the first row whose mask allows a move its hand cannot play, or -1.
     """
     from_hidden, bias, out_weight, out_bias = head
     m = bias.shape[0]
@@ -194,28 +223,20 @@ def add_move_scores(x, h, masks, rows, head, fixed, moved, needs, kind, out):
             for j in range(hr.shape[0]):
                 s += from_hidden[k, j] * hr[j]
             state[k] = s + bias[k]
-        for r in range(13):
-            c = 0
-            for j in range(GROUP):
-                c += xr[HAND_AT + GROUP * r + j] > 0.5
-            counts[r] = c
+        hand_counts(xr, counts)
         for a in range(mask.shape[0]):
             if not mask[a]:
                 continue
             for k in range(m):
                 acc[k] = state[k] + fixed[a, k]
-            left = 0
-            for r in range(13):
-                c = counts[r] - needs[a, r]
-                left += c
-                for j in range(c):
-                    add_row(acc, moved[GROUP * r + j], np.float32(1.0))
-            add_row(acc, moved[GROUP * 13 + left], np.float32(1.0))
+            if not add_hand_after(acc, counts, needs[a], moved):
+                return i
             activate(acc, kind)
             s = np.float32(0.0)
             for k in range(m):
                 s += acc[k] * out_weight[k]
             out[i, a] += s + out_bias
+    return -1
 
 
 def prefix_sums(weight_t: np.ndarray) -> np.ndarray:
@@ -228,7 +249,30 @@ def prefix_sums(weight_t: np.ndarray) -> np.ndarray:
     return out
 
 
-_ACTIVATIONS = {"relu": RELU, "tanh": TANH}
+ACTIVATION_CODES = {"relu": RELU, "tanh": TANH}
+"""A checkpoint's activation by name, as :func:`activate` takes it."""
+
+
+def checked_rows(observations: np.ndarray, n_players: int, version: int, source: str) -> np.ndarray:
+    """``observations`` as ``float32`` rows, if a network of ``n_players`` seats and encoding ``version`` reads them
+    (its own encoding, or a later version's, longer); a ``ValueError`` naming ``source`` otherwise (rows of another
+    table size would be read in the wrong places). Nothing is copied: the compiled passes read rows in place."""
+    observations = np.asarray(observations, dtype=np.float32)
+    if observations.ndim != 2 or observations.shape[1] not in readable_sizes(n_players, version):
+        widths = ", ".join(map(str, sorted(readable_sizes(n_players, version))))
+        raise ValueError(
+            f"{source}: observations of shape {observations.shape}, but it reads rows of {widths} numbers: encoding "
+            f"version {version} (or a later one) of a {n_players}-player table"
+        )
+    return observations
+
+
+def illegal_move(source: str, row: int) -> ValueError:
+    """The error of a mask that allows a move the observed hand cannot play."""
+    return ValueError(
+        f"{source}: row {row}'s action mask allows a move that plays cards its observed hand does not hold; "
+        "the masks must be the environment's legal moves for those observations"
+    )
 
 
 class CompiledNetwork:
@@ -245,6 +289,8 @@ class CompiledNetwork:
         arch, tensors = checkpoint.arch, checkpoint.tensors
         self.source = checkpoint.source
         self.obs_size = checkpoint.obs_size
+        self.n_players = checkpoint.rules.n_players
+        self.encoding_version = checkpoint.encoding_version
         layers = [
             (
                 np.ascontiguousarray(tensors[f"mlp_extractor.policy_net.{2 * i}.weight"], dtype=np.float32),
@@ -259,17 +305,12 @@ class CompiledNetwork:
             np.ascontiguousarray(tensors["action_net.weight"], dtype=np.float32),
             np.ascontiguousarray(tensors["action_net.bias"], dtype=np.float32),
         )
-        self._activation = _ACTIVATIONS[arch.activation]
+        self._activation = ACTIVATION_CODES[arch.activation]
         self._move = _move_head(arch, tensors) if arch.move_head else None
 
     def logits(self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """``float32[k, 201]``: the logits of the legal moves of each row (``-inf`` at the others)."""
-        observations = np.asarray(observations, dtype=np.float32)
-        if observations.ndim != 2 or observations.shape[1] < self.obs_size:
-            raise ValueError(
-                f"observations must have shape (k, {self.obs_size}) for {self.source} (or a later encoding "
-                f"version's, longer), got {observations.shape}"
-            )
+        observations = checked_rows(observations, self.n_players, self.encoding_version, self.source)
         rows = np.arange(len(observations)) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
         padded = -(-len(rows) // ROW_BLOCK) * ROW_BLOCK
         weight_t, prefix, bias = self._first
@@ -285,7 +326,9 @@ class CompiledNetwork:
         legal_logits(h, weight, bias, masks, rows, out)
         if self._move is not None:
             head, fixed, moved = self._move
-            add_move_scores(observations, h, masks, rows, head, fixed, moved, NEEDS, self._activation, out)
+            bad = add_move_scores(observations, h, masks, rows, head, fixed, moved, NEEDS, self._activation, out)
+            if bad >= 0:
+                raise illegal_move(self.source, int(rows[bad]))
         return out
 
     def best_actions(self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:

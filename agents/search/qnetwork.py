@@ -2,10 +2,9 @@
 
 Why: a search over a Q-network (``dmc_search``, the search probe of a ``dmc`` network) spends most of its time
 in the network's forward pass in its rollouts, and :class:`~sam_env.agents.networks.qnet.bot.QBot` (numpy
-matrix products) spends most of that on work that is not needed: the observation is about 90 % zeros, its
-columns of the first layer are multiplied in full, every legal move's features are built as a dense row, and a
-rollout step's few hundred rows pay numpy's per-call costs several times. Profiled at 5 seats (the search probe
-of ``dmc_v2_5p``, 64 deals × 8 candidates), ``QBot.move_values`` took 78 % of the search's time.
+matrix products) spends much of that on work that is not needed: the observation is mostly zeros, yet its columns
+of the first layer are multiplied in full; every legal move's features are built as a dense row; and a rollout
+step's few hundred rows pay numpy's per-call costs several times.
 
 So, as :class:`~.network.CompiledNetwork` does for a policy's move-scoring head, the first layer is split:
 
@@ -13,12 +12,12 @@ So, as :class:`~.network.CompiledNetwork` does for a policy's move-scoring head,
   without its activation);
 * a move's part is its fixed columns (what the combination is: the cards it plays, its kind, key and size —
   precomputed per action id) plus the rows of the hand it leaves (its unary bits) and of the cards left, added
-  one by one — no feature vector is built;
+  one by one (:func:`~.network.add_hand_after`) — no feature vector is built;
 
 then the sum is activated and the remaining layers are :func:`~.network.dense_layer`, row by row. As for the
 policy, a row's values do not depend on the batch it comes in (the same row gives the same bits in a batch of
 one or of thousands), so the batched search and the search of one decision agree; they differ from QBot's
-numpy values in the last bits (``fastmath``), and ``tests/agents/test_search_qnetwork.py`` holds the values
+numpy values in the last bits (``fastmath``), and ``tests/agents/test_search_engine.py`` holds the values
 to QBot's and the moves to QBot's where no two legal moves are near a tie.
 
 Only ``dmc`` networks (a state and a move in, one value out) are compiled; a ``dqn`` network (one value per
@@ -32,19 +31,21 @@ from numba import njit
 
 from sam_env.core.rules import CARDS_PER_HAND
 from sam_env.encoding import UNARY
-from sam_env.move_features import FIXED, HAND_AT, N_FEATURES, NEEDS, OFFSETS
+from sam_env.move_features import FIXED, N_FEATURES, NEEDS, OFFSETS
 
 from ..networks.qnet.checkpoint import QCheckpoint
 from .network import (
-    _ACTIVATIONS,
+    ACTIVATION_CODES,
     FASTMATH,
-    GROUP,
     LINEAR,
     ROW_BLOCK,
     activate,
-    add_row,
+    add_hand_after,
+    checked_rows,
     dense_layer,
     first_layer,
+    hand_counts,
+    illegal_move,
     prefix_sums,
 )
 
@@ -54,32 +55,23 @@ def move_layer(x, rows, state, masks, fixed, moved, needs, kind, out, pair_row, 
     """The first layer's activations of every legal (row, move) pair, rows in order, moves ascending.
 
     ``state[i]``: the observation's part of ``x[rows[i]]`` (bias included); a pair adds its move's ``fixed``
-    row, then ``moved``'s rows of the unary bits of the hand the move leaves and of the number of cards it
-    leaves. Writes ``out[p]``, ``pair_row[p]`` (the index into ``rows``) and ``pair_move[p]``; returns the
-    number of pairs."""
+    row, then ``moved``'s rows of the hand the move leaves (:func:`~.network.add_hand_after`). Writes ``out[p]``,
+    ``pair_row[p]`` (the index into ``rows``) and ``pair_move[p]``; returns the number of pairs, or ``-1 - i`` if
+    the mask of ``rows[i]`` allows a move its hand cannot play."""
     width = state.shape[1]
     counts = np.empty(13, dtype=np.int64)
     p = 0
     for i in range(rows.shape[0]):
         xr, mask = x[rows[i]], masks[rows[i]]
-        for r in range(13):
-            c = 0
-            for j in range(GROUP):
-                c += xr[HAND_AT + GROUP * r + j] > 0.5
-            counts[r] = c
+        hand_counts(xr, counts)
         for a in range(mask.shape[0]):
             if not mask[a]:
                 continue
             acc = out[p]
             for k in range(width):
                 acc[k] = state[i, k] + fixed[a, k]
-            left = 0
-            for r in range(13):
-                c = counts[r] - needs[a, r]
-                left += c
-                for j in range(c):
-                    add_row(acc, moved[GROUP * r + j], np.float32(1.0))
-            add_row(acc, moved[GROUP * 13 + left], np.float32(1.0))
+            if not add_hand_after(acc, counts, needs[a], moved):
+                return -1 - i
             activate(acc, kind)
             pair_row[p] = i
             pair_move[p] = a
@@ -112,6 +104,8 @@ class CompiledQNetwork:
         arch, tensors = checkpoint.arch, checkpoint.tensors
         self.source = checkpoint.source
         self.obs_size = checkpoint.obs_size
+        self.n_players = checkpoint.rules.n_players
+        self.encoding_version = checkpoint.encoding_version
         weight = np.asarray(tensors["hidden.0.weight"], dtype=np.float32)
         if weight.shape[1] != self.obs_size + N_FEATURES:
             raise ValueError(
@@ -138,16 +132,11 @@ class CompiledQNetwork:
             np.ascontiguousarray(tensors["out.weight"][0], dtype=np.float32),
             np.float32(tensors["out.bias"][0]),
         )
-        self._activation = _ACTIVATIONS[arch.activation]
+        self._activation = ACTIVATION_CODES[arch.activation]
 
     def legal_values(self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """``float32[k, 201]``: the values of the legal moves of each row (``-inf`` at the others)."""
-        observations = np.asarray(observations, dtype=np.float32)
-        if observations.ndim != 2 or observations.shape[1] < self.obs_size:
-            raise ValueError(
-                f"observations must have shape (k, {self.obs_size}) for {self.source} (or a later encoding "
-                f"version's, longer), got {observations.shape}"
-            )
+        observations = checked_rows(observations, self.n_players, self.encoding_version, self.source)
         masks = np.asarray(masks, dtype=bool)
         rows = np.arange(len(observations)) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
         weight_t, prefix, bias = self._first
@@ -158,9 +147,11 @@ class CompiledQNetwork:
         h = np.zeros((padded, weight_t.shape[1]), dtype=np.float32)
         pair_row = np.empty(pairs, dtype=np.int64)
         pair_move = np.empty(pairs, dtype=np.int64)
-        move_layer(
+        found = move_layer(
             observations, rows, state, masks, self._fixed, self._moved, NEEDS, self._activation, h, pair_row, pair_move
         )
+        if found < 0:
+            raise illegal_move(self.source, int(rows[-1 - found]))
         for weight, bias in self._hidden:
             nxt = np.empty((padded, weight.shape[0]), dtype=np.float32)
             dense_layer(h, weight, bias, self._activation, nxt)

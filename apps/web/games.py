@@ -215,6 +215,8 @@ class Game:
         """The view after a request: the coach's values first when it is the person's turn, the hand written
         last when it has just ended (nothing can fail after the write, so a hand is never written twice)."""
         self.advice = None
+        if self.recording is not None and self.recording[0].deleted(self.recording[1]):
+            self.recording = None  # the person deleted their recordings: this game keeps nothing more
         if self.coach is not None and self._your_turn():
             observation = self.env.observe(self.env.agent_of_seat(self.seat))  # the person's seat's own view only
             self.advice = self.coach.values(observation["observation"], observation["action_mask"])
@@ -232,7 +234,9 @@ class Game:
         network = None if self.coach is None else self.coach.network
         record = hand_record(self.env.hand, self.players, self.seat, network, self.hand_number)
         try:
-            store.write(token, record)
+            if not store.write(token, record):  # deleted since this request began: nothing kept, nothing more to keep
+                self.recording, self.recorded = None, self.recorded - 1
+                self.snapshot = seat_view_json(self)
         except OSError as err:
             raise Unavailable(
                 f"could not keep this hand in the recording ({err.strerror or err}); nothing was changed: send "

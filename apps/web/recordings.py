@@ -66,6 +66,9 @@ class Recordings:
     def __init__(self, root: Path | None) -> None:
         self.root = None if root is None else Path(root).expanduser().resolve()
         self._issued: set[str] = set()
+        self._deleted: set[str] = set()
+        """The folders (token hashes) whose recordings were deleted: a game still running under one keeps nothing
+        more, so a deletion is final (the person's page has forgotten the token and could not reach new hands)."""
         self._lock = threading.Lock()
 
     @property
@@ -97,14 +100,23 @@ class Recordings:
             )
         return given
 
-    def write(self, token: str, record: HandRecord) -> None:
-        """Append one hand to the token's file (made, readable by this user only, on the first hand)."""
+    def deleted(self, token: str) -> bool:
+        """Whether the token's recordings were deleted (its live games then stop recording)."""
+        with self._lock:
+            return self._file(token).parent.name in self._deleted
+
+    def write(self, token: str, record: HandRecord) -> bool:
+        """Append one hand to the token's file (made, readable by this user only, on the first hand); False, writing
+        nothing, when the token's recordings were deleted."""
         path = self._file(token)
         with self._lock:
+            if path.parent.name in self._deleted:
+                return False
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             with os.fdopen(descriptor, "a", encoding="utf-8") as file:
                 file.write(record.to_json() + "\n")
+            return True
 
     def records(self, token: str) -> list[HandRecord]:
         """The token's hands, each checked by replaying it; :class:`NotFound` when there are none."""
@@ -126,6 +138,7 @@ class Recordings:
             count = sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
             shutil.rmtree(path.parent)
             self._issued.discard(token)
+            self._deleted.add(path.parent.name)
             return count
 
     def _file(self, token: str) -> Path:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from policy_files import ROOT
@@ -175,6 +176,24 @@ def test_resolutions_record_what_best_and_a_family_load_by_name_and_weights() ->
         "best": {"network": "dmc_v1_3p", "sha256": file_sha256(entry("dmc_v1_3p").weights)},
         "dmc": {"network": "dmc_v1_3p", "sha256": file_sha256(entry("dmc_v1_3p").weights)},
     }
+
+
+@pytest.mark.parametrize("n_players", [2, 3, 4, 5])
+def test_a_search_is_recorded_and_fingerprinted_by_the_network_it_searches_over(n_players: int) -> None:
+    from sam_env.agents.networks.catalogue import SEARCHES, resolutions
+    from sam_env.agents.registry import grouped
+
+    assert set(SEARCHES) == set(dict(grouped())["search"])  # every search the registry lists, and only those
+    rules = RuleConfig(n_players=n_players)
+    for search, network in SEARCHES.items():
+        searched = load_bot(search, rules=rules).network.checkpoint.source
+        name = resolve(network, n_players).name
+        sha256 = file_sha256(entry(name).weights)
+        assert Path(searched).name == entry(name).weights.name
+        assert resolutions([search], n_players) == {search: {"network": name, "sha256": sha256}}
+        recorded = fingerprint(search, rules)
+        assert recorded["sha256"] == sha256 and f"{search} searches over" in recorded["of"]
+    assert resolve(SEARCHES["dmc_search"], n_players).name == best_for(n_players).name
 
 
 def test_every_name_protocol_v1_pins_loads_the_weights_it_pins() -> None:

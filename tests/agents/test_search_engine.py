@@ -11,6 +11,8 @@ moves as ``PPOBot``'s, and the same bits for a row whatever batch it comes in.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -19,7 +21,7 @@ from sam_env import RuleConfig, action_index
 from sam_env.agents.networks.catalogue import shipped_checkpoint, shipped_network_for
 from sam_env.agents.networks.policy.bot import PPOBot
 from sam_env.agents.networks.qnet.bot import QBot
-from sam_env.agents.networks.qnet.checkpoint import QCheckpoint
+from sam_env.agents.networks.qnet.checkpoint import QArch, QCheckpoint, qnet_metadata
 from sam_env.agents.registry import load_bot
 from sam_env.agents.search import DecisionPoint, SearchBot
 from sam_env.agents.search.engine import BatchedSearch
@@ -30,6 +32,7 @@ from sam_env.agents.search.reference import ReferenceSearch
 from sam_env.bot import Bot
 from sam_env.core import SeatView
 from sam_env.core.rules import INSTANT_WIN_TYPES
+from sam_env.encoding import observation_size
 from sam_env.evaluation.tournament import play_out
 from sam_env.vector import VectorEnv
 from sam_env.vector.reference_check import random_actions
@@ -205,9 +208,39 @@ def test_the_compiled_q_network_values_moves_as_qbot_and_rows_do_not_depend_on_t
         )
 
 
-def test_a_dqn_q_network_is_not_compiled() -> None:
+def _random_q_network(kind: str, layers: tuple[int, ...], rules: RuleConfig) -> QCheckpoint:
+    """A Q-network of random weights (numpy only), of any depth."""
+    arch = QArch(kind=kind, layers=layers, activation="relu")
+    sizes = [arch.input_size(observation_size(rules.n_players)), *layers]
+    rng, tensors = np.random.default_rng(5), {}
+    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
+        tensors[f"hidden.{i}.weight"] = rng.normal(0, a**-0.5, (b, a)).astype(np.float32)
+        tensors[f"hidden.{i}.bias"] = rng.normal(0, 0.1, b).astype(np.float32)
+    tensors["out.weight"] = rng.normal(0, sizes[-1] ** -0.5, (arch.output_size, sizes[-1])).astype(np.float32)
+    tensors["out.bias"] = np.zeros(arch.output_size, dtype=np.float32)
+    return QCheckpoint.in_memory(tensors, qnet_metadata(rules, arch, "test"), f"random {kind} network")
+
+
+def test_a_deeper_q_network_is_compiled_layer_by_layer_and_a_dqn_network_is_not() -> None:
+    rules = RuleConfig()
+    deep = _random_q_network("dmc", (24, 16, 8), rules)
+    observations, masks = _observations(rules, seed=3)
+    values = CompiledQNetwork(deep).legal_values(observations, masks)
+    np.testing.assert_allclose(values[masks], QBot(deep).legal_values(observations, masks)[masks], rtol=0, atol=1e-4)
+    dqn = _random_q_network("dqn", (24,), rules)
     with pytest.raises(TypeError, match="dmc QCheckpoint"):
-        CompiledQNetwork(shipped_checkpoint("ppo"))  # type: ignore[arg-type]
+        CompiledQNetwork(dqn)
+    assert isinstance(BatchedSearch(dqn).network, QBot)  # a dqn network is played by QBot (numpy)
+
+
+def test_the_compiled_q_network_refuses_rows_of_another_table_and_masks_its_hands_cannot_play() -> None:
+    network = CompiledQNetwork(shipped_checkpoint("dmc_v2"))
+    five, five_masks = _observations(RuleConfig(n_players=5), seed=1)
+    with pytest.raises(ValueError, match=r"shape \(3, 655\), but it reads rows of 586, 754 numbers"):
+        network.legal_values(five[:3], five_masks[:3])
+    observations, masks = _observations(RuleConfig(), seed=1)
+    with pytest.raises(ValueError, match="row 0's action mask allows a move that plays cards its observed hand"):
+        network.legal_values(observations[:2], np.ones_like(masks[:2]))
 
 
 @pytest.mark.parametrize("network", ["ppo", "ppo_v1", "ppo_3p", "ppo_5p"])

@@ -136,6 +136,10 @@ async def play_hand(app: Starlette, rng: random.Random, game_id: str, text: str,
                 refused = await call(app, "POST", path.format(game_id=game_id), body)
                 assert refused.status_code in (400, 409), refused.text
                 responses.append((refused.text, len(view["history"])))
+        if "coach" in view and len(view["legal"]) > 1 and rng.random() < 0.03:  # think longer: a search's values
+            thought = await call(app, "POST", f"/api/games/{game_id}/think")
+            assert thought.status_code == 200, thought.text
+            responses.append((thought.text, len(view["history"])))
         if rng.random() < 0.05:
             again = await call(app, "GET", f"/api/games/{game_id}")
             assert again.json()["history"] == view["history"]

@@ -159,6 +159,22 @@ def test_recorded_human_hands_train_a_behaviour_cloning_policy_through_train_py(
     assert sum(result.net) == 0
 
 
+def test_deleting_the_recordings_stops_a_game_that_is_still_recording(recorder: tuple[httpx.Client, Path]) -> None:
+    client, folder = recorder
+    created, finals, _ = play_hands(client, {"opponents": "random", "seed": 4, "record": True}, hands=1)
+    token, game_id = created["recording"], created["game_id"]
+    assert finals[-1]["recorded"] == 1
+    assert client.request("DELETE", "/api/recordings", json={"token": token}).json() == {"deleted": 1}
+    view = client.post(f"/api/games/{game_id}/next", json={}).json()
+    while view["result"] is None:
+        view = client.post(f"/api/games/{game_id}/moves", json={"action": view["legal"][0]["id"]}).json()
+    assert "recorded" not in view  # the game keeps nothing more
+    assert not list(folder.rglob("*.jsonl"))
+    assert client.post("/api/recordings/replay", json={"token": token}).status_code == 404
+    again = client.post("/api/games", json={"opponents": "random", "record": True, "recording": token})
+    assert again.status_code == 404 and "unknown recording token" in again.json()["error"]
+
+
 def test_nothing_is_recorded_without_the_opt_in(recorder: tuple[httpx.Client, Path]) -> None:
     client, folder = recorder
     created, finals, _ = play_hands(client, {"opponents": "random", "seed": 3, "coach": True}, hands=2)
