@@ -111,10 +111,11 @@ def readable_sizes(n_players: int, version: int) -> frozenset[int]:
     return frozenset(observation_size(n_players, v) for v in ENCODING_VERSIONS if v >= version)
 
 
-def network_input(observations: np.ndarray, n_players: int, version: int, reader: str) -> np.ndarray:
-    """``float32[k, size]``: the rows as a network of encoding ``version`` reads them (their first ``size``
-    numbers, :func:`observation_size`); ``ValueError`` naming ``reader`` for rows of any other width (another
-    seat count, an unknown encoding), which would otherwise be read in the wrong places."""
+def readable_rows(observations: np.ndarray, n_players: int, version: int, reader: str) -> np.ndarray:
+    """``float32[k, width]``: the rows as given (not copied when they are ``float32`` already), if a network of
+    encoding ``version`` can read them — its own encoding's width or a later version's; ``ValueError`` naming
+    ``reader`` for rows of any other width (another seat count, an unknown encoding), which would otherwise be read
+    in the wrong places."""
     rows = np.asarray(observations, dtype=np.float32)
     if rows.ndim != 2 or rows.shape[1] not in readable_sizes(n_players, version):
         widths = ", ".join(map(str, sorted(readable_sizes(n_players, version))))
@@ -122,7 +123,13 @@ def network_input(observations: np.ndarray, n_players: int, version: int, reader
             f"{reader}: observations of shape {rows.shape}, but it reads rows of {widths} numbers: encoding version "
             f"{version} (or a later one) of a {n_players}-player table"
         )
-    return rows[:, : observation_size(n_players, version)]
+    return rows
+
+
+def network_input(observations: np.ndarray, n_players: int, version: int, reader: str) -> np.ndarray:
+    """``float32[k, size]``: the rows as a network of encoding ``version`` reads them (their first ``size``
+    numbers, :func:`observation_size`), checked by :func:`readable_rows`."""
+    return readable_rows(observations, n_players, version, reader)[:, : observation_size(n_players, version)]
 
 
 def fingerprint(n_players: int, version: int = ENCODING_VERSION) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit
 
 from sam_env.core.rules import CARDS_PER_HAND
-from sam_env.encoding import UNARY, readable_sizes
+from sam_env.encoding import UNARY, readable_rows
 from sam_env.move_features import FIXED, HAND_AT, NEEDS, OFFSETS
 
 from ..networks.policy.checkpoint import PolicyArch, PolicyCheckpoint
@@ -253,20 +253,6 @@ ACTIVATION_CODES = {"relu": RELU, "tanh": TANH}
 """A checkpoint's activation by name, as :func:`activate` takes it."""
 
 
-def checked_rows(observations: np.ndarray, n_players: int, version: int, source: str) -> np.ndarray:
-    """``observations`` as ``float32`` rows, if a network of ``n_players`` seats and encoding ``version`` reads them
-    (its own encoding, or a later version's, longer); a ``ValueError`` naming ``source`` otherwise (rows of another
-    table size would be read in the wrong places). Nothing is copied: the compiled passes read rows in place."""
-    observations = np.asarray(observations, dtype=np.float32)
-    if observations.ndim != 2 or observations.shape[1] not in readable_sizes(n_players, version):
-        widths = ", ".join(map(str, sorted(readable_sizes(n_players, version))))
-        raise ValueError(
-            f"{source}: observations of shape {observations.shape}, but it reads rows of {widths} numbers: encoding "
-            f"version {version} (or a later one) of a {n_players}-player table"
-        )
-    return observations
-
-
 def illegal_move(source: str, row: int) -> ValueError:
     """The error of a mask that allows a move the observed hand cannot play."""
     return ValueError(
@@ -310,7 +296,7 @@ class CompiledNetwork:
 
     def logits(self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """``float32[k, 201]``: the logits of the legal moves of each row (``-inf`` at the others)."""
-        observations = checked_rows(observations, self.n_players, self.encoding_version, self.source)
+        observations = readable_rows(observations, self.n_players, self.encoding_version, self.source)
         rows = np.arange(len(observations)) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
         padded = -(-len(rows) // ROW_BLOCK) * ROW_BLOCK
         weight_t, prefix, bias = self._first

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from sam_env.core.rules import CARDS_PER_HAND
-from sam_env.encoding import UNARY
+from sam_env.encoding import UNARY, readable_rows
 from sam_env.move_features import FIXED, N_FEATURES, NEEDS, OFFSETS
 
 from ..networks.qnet.checkpoint import QCheckpoint
@@ -41,7 +41,6 @@ from .network import (
     ROW_BLOCK,
     activate,
     add_hand_after,
-    checked_rows,
     dense_layer,
     first_layer,
     hand_counts,
@@ -136,7 +135,7 @@ class CompiledQNetwork:
 
     def legal_values(self, observations: np.ndarray, masks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """``float32[k, 201]``: the values of the legal moves of each row (``-inf`` at the others)."""
-        observations = checked_rows(observations, self.n_players, self.encoding_version, self.source)
+        observations = readable_rows(observations, self.n_players, self.encoding_version, self.source)
         masks = np.asarray(masks, dtype=bool)
         rows = np.arange(len(observations)) if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
         weight_t, prefix, bias = self._first

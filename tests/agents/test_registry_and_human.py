@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -70,6 +71,14 @@ def test_unknown_agent_names_list_the_known_ones() -> None:
     listed = [name for _, names in grouped() for name in names]  # best, rule bots, panel, families, search
     assert all(name in str(error.value) for name in listed) and set(listed) <= set(available())
     assert "python -m sam_env.agents.networks.catalogue" in str(error.value), "where the networks' own names are"
+
+
+def test_the_readmes_table_of_bots_names_every_bot_the_registry_lists() -> None:
+    """The README's table of bot names is written by hand: it must keep up with the registry's groups."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| bots | names |", 1)[1].split("\n\n", 1)[0]
+    listed = {name for group, names in grouped() if group not in ("recommended", "registered") for name in names}
+    assert {name for name in listed if f"`{name}`" not in table} == set()
 
 
 def test_parse_move_accepts_numbers_names_case_and_t() -> None:
